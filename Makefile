@@ -1,0 +1,49 @@
+# memoryd: `make serve` runs it, `make test` checks it. Both set themselves up.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-dev
+BASE_STAMP := $(VENV)/.installed
+
+.PHONY: install dev test lint typecheck check bench serve clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(BASE_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(BASE_STAMP)
+
+install: $(BASE_STAMP)   ## the package and its bundled model
+
+dev: $(STAMP)            ## plus the test and lint tools
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+# pytest exits 5 when it collected no test: that is a failure here, not a pass
+test: lint typecheck
+	$(BIN)/python -m pytest -q -p no:cacheprovider; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
+
+check: lint typecheck test
+
+bench: $(STAMP)
+	$(BIN)/python -m bench longmemeval
+	$(BIN)/python -m bench locomo
+	$(BIN)/python -m bench speed
+
+serve: $(BASE_STAMP)
+	$(BIN)/memoryd serve
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache build *.egg-info src/*.egg-info

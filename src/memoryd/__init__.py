@@ -1,0 +1,28 @@
+"""memoryd: long-term memory for AI agents."""
+
+from memoryd.errors import (
+    EmbeddingError,
+    EmbeddingMismatchError,
+    MemorydError,
+    NotFoundError,
+    StorageError,
+    ValidationError,
+)
+from memoryd.models import Memory as MemoryRecord
+from memoryd.models import ScoredMemory
+from memoryd.sdk import Memory
+from memoryd.service import MemoryService
+
+__version__ = "0.1.0"
+__all__ = [
+    "EmbeddingError",
+    "EmbeddingMismatchError",
+    "Memory",
+    "MemoryRecord",
+    "MemoryService",
+    "MemorydError",
+    "NotFoundError",
+    "ScoredMemory",
+    "StorageError",
+    "ValidationError",
+]

@@ -1,0 +1,86 @@
+"""Settings: defaults, then a TOML file, then ``MEMORYD_*`` environment variables.
+
+The embedded default needs nothing configured: a home directory by the XDG
+convention, the bundled local embedding model, no reranker, no LLM.
+"""
+
+from __future__ import annotations
+
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+CONFIG_FILENAME = "config.toml"
+_HOME: ContextVar[Path | None] = ContextVar("memoryd_home", default=None)
+
+
+def default_home() -> Path:
+    """``$MEMORYD_HOME``, else ``$XDG_DATA_HOME/memoryd``, else ``~/.local/share/memoryd``."""
+    if env := os.environ.get("MEMORYD_HOME"):
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "memoryd"
+
+
+def config_file(home: Path) -> Path:
+    """``$MEMORYD_CONFIG`` when set, else ``config.toml`` inside the home."""
+    if env := os.environ.get("MEMORYD_CONFIG"):
+        return Path(env).expanduser()
+    return home / CONFIG_FILENAME
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMORYD_", extra="ignore")
+
+    home: Path = Field(default_factory=default_home)
+
+    # embeddings
+    embedder: Literal["local", "openai"] = "local"
+    embed_model: str = ""  # openai-compatible model name (local ignores it)
+    embed_base_url: str = "https://api.openai.com/v1"
+    embed_api_key: str = ""
+    embed_dimensions: int | None = None
+    embed_batch_size: int = 32
+
+    # cross-encoder rerank (stage 6); empty provider skips the stage
+    rerank_provider: Literal["", "jina", "voyage", "cohere", "pinecone"] = ""
+    rerank_api_key: str = ""
+    rerank_model: str = ""
+    rerank_base_url: str = ""
+
+    # the vector index switches from exact NumPy to HNSW past this many rows in a space
+    hnsw_threshold: int = 200_000
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        home = _HOME.get() or default_home()
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_file(home))
+        return (init_settings, env_settings, toml)
+
+
+def load_settings(home: Path | str | None = None, **overrides: Any) -> Settings:
+    """Settings for ``home`` (or the default home): overrides, then env, then its file."""
+    if home is None:
+        return Settings(**overrides)
+    path = Path(home).expanduser()
+    token = _HOME.set(path)
+    try:
+        return Settings(home=path, **overrides)
+    finally:
+        _HOME.reset(token)

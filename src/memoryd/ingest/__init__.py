@@ -1,0 +1,1 @@
+"""The write path: direct memories, conversation capture, one module a stage."""

@@ -1,0 +1,108 @@
+"""Conversation capture, fast path (seed 000 §1.1): durable and searchable at once.
+
+Each message is stored verbatim in the session store (deduplicated per
+session by a hash of role and content) and becomes a ``session`` memory that
+search returns like any other. Verbatim turns are the strongest recall
+baseline there is; distillation into facts happens later, on top of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memoryd.errors import ValidationError
+from memoryd.ingest.privacy import redact
+from memoryd.models import Category, Memory, MemoryType, Message, Tier, to_utc, utcnow
+
+MAX_MESSAGES = 10_000
+SESSION_SOURCE = "conversation"
+
+
+@dataclass
+class Turn:
+    role: str
+    content: str
+    said_at: datetime | None
+    digest: str
+
+
+def message_hash(role: str, content: str) -> str:
+    return hashlib.sha256(f"{role}\x00{content}".encode()).hexdigest()
+
+
+def date_header(when: datetime | None, role: str) -> str:
+    """``[2024-05-20 Mon 14:02] user``: full-text indexed, so dates and speakers match."""
+    if when is None:
+        return role
+    return f"[{to_utc(when):%Y-%m-%d %a %H:%M}] {role}"
+
+
+def parse_messages(
+    messages: Sequence[Message | dict[str, Any]],
+    dates: datetime | Sequence[datetime | None] | None = None,
+) -> list[Turn]:
+    """Validated turns with their dates; private blocks redacted, fully private ones dropped."""
+    if not messages:
+        raise ValidationError("messages array is empty")
+    if len(messages) > MAX_MESSAGES:
+        raise ValidationError(f"at most {MAX_MESSAGES} messages per call")
+    if isinstance(dates, Sequence) and len(dates) != len(messages):
+        raise ValidationError(f"{len(dates)} dates for {len(messages)} messages")
+    turns = []
+    for i, raw in enumerate(messages):
+        if isinstance(raw, dict):
+            if not isinstance(raw.get("role"), str) or not isinstance(raw.get("content"), str):
+                raise ValidationError(f"message {i} needs string 'role' and 'content'")
+            message = Message.model_validate(raw)
+        else:
+            message = raw
+        when = dates[i] if isinstance(dates, Sequence) else dates
+        when = message.created_at or when
+        content = redact(message.content)
+        if content is None or not content.strip():
+            continue
+        role = message.role.strip() or "user"
+        turns.append(
+            Turn(
+                role=role,
+                content=content,
+                said_at=when and to_utc(when),
+                digest=message_hash(role, content),
+            )
+        )
+    return turns
+
+
+def turn_memory(
+    turn: Turn,
+    *,
+    tenant_id: str,
+    space_id: str,
+    session_id: str,
+    agent_id: str | None,
+    tags: list[str],
+    source: str | None,
+) -> Memory:
+    now = utcnow()
+    return Memory(
+        content=turn.content,
+        l0_abstract=date_header(turn.said_at, turn.role),
+        l2_content=turn.content,
+        category=Category.EVENTS,
+        memory_type=MemoryType.SESSION,
+        tier=Tier.PERIPHERAL,
+        tags=tags,
+        source=source or SESSION_SOURCE,
+        agent_id=agent_id,
+        owner_agent_id=agent_id or "",
+        session_id=session_id,
+        tenant_id=tenant_id,
+        space_id=space_id,
+        valid_from=turn.said_at,
+        created_at=now,
+        updated_at=now,
+    )

@@ -1,0 +1,121 @@
+"""Direct memories (seed 000 §1.3): the caller says exactly what to remember.
+
+Defaults follow the ourmem model: pinned (the reconciler may not rewrite
+it), category ``preferences``, embedded at once, no filters in the way.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypeVar
+
+from memoryd.errors import ValidationError
+from memoryd.models import Category, Memory, MemoryType, State, Tier, utcnow
+
+E = TypeVar("E", Category, MemoryType, State, Tier)
+
+MAX_CONTENT_CHARS = 200_000
+MAX_ID_CHARS = 200
+
+
+def parse_enum(kind: type[E], value: E | str | None, default: E | None = None) -> E:
+    """An enum from its value, case-insensitive, with the allowed values in the error."""
+    if value is None or value == "":
+        if default is None:
+            raise ValidationError(f"{kind.__name__.lower()} is required")
+        return default
+    if isinstance(value, kind):
+        return value
+    try:
+        return kind(str(value).strip().lower())
+    except ValueError:
+        allowed = ", ".join(m.value for m in kind)
+        name = "memory state" if kind is State else kind.__name__.lower()
+        raise ValidationError(f"unknown {name}: {value} (expected one of {allowed})") from None
+
+
+def check_content(content: Any) -> str:
+    if not isinstance(content, str):
+        raise ValidationError("content must be a string")
+    if not content.strip():
+        raise ValidationError("content cannot be empty")
+    if len(content) > MAX_CONTENT_CHARS:
+        raise ValidationError(f"content is longer than {MAX_CONTENT_CHARS} characters")
+    return content
+
+
+def check_id(memory_id: Any) -> str:
+    if not isinstance(memory_id, str) or not memory_id.strip():
+        raise ValidationError("memory id must be a non-empty string")
+    if len(memory_id) > MAX_ID_CHARS or any(ch.isspace() for ch in memory_id):
+        raise ValidationError(f"invalid memory id: {memory_id[:50]!r}")
+    return memory_id
+
+
+def check_unit(name: str, value: float | None, default: float) -> float:
+    if value is None:
+        return default
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValidationError(f"{name} must be between 0 and 1, got {value}")
+    return float(value)
+
+
+def check_tags(tags: Any) -> list[str]:
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        tags = [t for t in tags.split(",")]
+    if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
+        raise ValidationError("tags must be a list of strings")
+    return [t.strip() for t in tags if t.strip()]
+
+
+def build_direct_memory(
+    content: str,
+    *,
+    tenant_id: str,
+    space_id: str,
+    category: Category | str | None = None,
+    memory_type: MemoryType | str | None = None,
+    tier: Tier | str | None = None,
+    tags: Any = None,
+    source: str | None = None,
+    scope: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+    importance: float | None = None,
+    confidence: float | None = None,
+    key: str | None = None,
+    l0_abstract: str = "",
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    expires_at: datetime | None = None,
+) -> Memory:
+    content = check_content(content)
+    if valid_from and valid_to and valid_to <= valid_from:
+        raise ValidationError("valid_to must be after valid_from")
+    now = utcnow()
+    return Memory(
+        content=content,
+        l0_abstract=l0_abstract,
+        l2_content=content,
+        category=parse_enum(Category, category, Category.PREFERENCES),
+        memory_type=parse_enum(MemoryType, memory_type, MemoryType.PINNED),
+        tier=parse_enum(Tier, tier, Tier.PERIPHERAL),
+        importance=check_unit("importance", importance, 0.5),
+        confidence=check_unit("confidence", confidence, 0.5),
+        tags=check_tags(tags),
+        source=source or None,
+        scope=scope or "global",
+        agent_id=agent_id or None,
+        owner_agent_id=agent_id or "",
+        session_id=session_id,
+        tenant_id=tenant_id,
+        space_id=space_id,
+        key=key or None,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        expires_at=expires_at,
+        created_at=now,
+        updated_at=now,
+    )

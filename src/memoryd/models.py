@@ -1,0 +1,247 @@
+"""The memory record and its vocabulary.
+
+The field set is the ourmem memory model (29 fields, in its serialisation
+order) plus three memoryd additions that the seeds need and ourmem lacks:
+``valid_from`` / ``valid_to`` (when the fact held in the world, which is not
+when it was stored) and ``expires_at`` (retention), and ``key`` (one memory
+per slot, for callers that upsert).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Category(StrEnum):
+    PROFILE = "profile"
+    PREFERENCES = "preferences"
+    ENTITIES = "entities"
+    EVENTS = "events"
+    CASES = "cases"
+    PATTERNS = "patterns"
+
+
+class MemoryType(StrEnum):
+    PINNED = "pinned"
+    INSIGHT = "insight"
+    SESSION = "session"
+
+
+class State(StrEnum):
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class Tier(StrEnum):
+    CORE = "core"
+    WORKING = "working"
+    PERIPHERAL = "peripheral"
+
+
+class RelationType(StrEnum):
+    SUPERSEDES = "supersedes"
+    CONTEXTUALIZES = "contextualizes"
+    SUPPORTS = "supports"
+    CONTRADICTS = "contradicts"
+
+
+class SpaceType(StrEnum):
+    PERSONAL = "personal"
+    TEAM = "team"
+    ORGANIZATION = "organization"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def to_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC, so a date without a zone never shifts."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def format_ts(value: datetime | None) -> str | None:
+    """RFC 3339 with 6 fractional digits and ``+00:00``: what every client parses."""
+    if value is None:
+        return None
+    return to_utc(value).isoformat(timespec="microseconds")
+
+
+def parse_ts(value: str | datetime | None) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return to_utc(value)
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    return to_utc(datetime.fromisoformat(text))
+
+
+class Relation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    relation_type: RelationType
+    target_id: str
+    context_label: str | None = None
+
+
+class Provenance(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    shared_from_space: str
+    shared_from_memory: str
+    shared_by_user: str
+    shared_by_agent: str = ""
+    shared_at: datetime
+    original_created_at: datetime
+    source_version: int | None = None
+
+
+class Memory(BaseModel):
+    """One durable memory. ``content`` is the ground truth that is embedded and indexed."""
+
+    model_config = ConfigDict(validate_assignment=False, use_enum_values=False)
+
+    id: str = Field(default_factory=new_id)
+    content: str
+    l0_abstract: str = ""
+    l1_overview: str = ""
+    l2_content: str = ""
+    category: Category = Category.PREFERENCES
+    memory_type: MemoryType = MemoryType.PINNED
+    state: State = State.ACTIVE
+    tier: Tier = Tier.PERIPHERAL
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    access_count: int = Field(default=0, ge=0)
+    tags: list[str] = Field(default_factory=list)
+    scope: str = "global"
+    agent_id: str | None = None
+    session_id: str | None = None
+    tenant_id: str = ""
+    source: str | None = None
+    relations: list[Relation] = Field(default_factory=list)
+    superseded_by: str | None = None
+    invalidated_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    last_accessed_at: datetime | None = None
+    space_id: str = ""
+    visibility: str = "global"
+    owner_agent_id: str = ""
+    provenance: Provenance | None = None
+    version: int | None = 1
+    # memoryd additions
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    expires_at: datetime | None = None
+    key: str | None = None
+
+    @field_validator(
+        "invalidated_at",
+        "created_at",
+        "updated_at",
+        "last_accessed_at",
+        "valid_from",
+        "valid_to",
+        "expires_at",
+        mode="before",
+    )
+    @classmethod
+    def _utc(cls, value: Any) -> Any:
+        return parse_ts(value) if isinstance(value, str | datetime) else value
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [t.strip() for t in value.split(",") if t.strip()]
+        return value
+
+    def is_live(self, at: datetime) -> bool:
+        """Valid at ``at``: not deleted, not superseded or expired by then."""
+        if self.state is State.DELETED:
+            return False
+        if self.invalidated_at is not None and self.invalidated_at <= at:
+            return False
+        if self.expires_at is not None and self.expires_at <= at:
+            return False
+        if self.valid_from is not None and self.valid_from > at:
+            return False
+        return not (self.valid_to is not None and self.valid_to <= at)
+
+    def to_json(self) -> dict[str, Any]:
+        """Wire form: every key present, ``id`` first, timestamps with 6 digits."""
+        data = self.model_dump(mode="python")
+        out: dict[str, Any] = {}
+        for name, value in data.items():
+            if isinstance(value, datetime):
+                out[name] = format_ts(value)
+            elif name == "provenance" and value is not None:
+                out[name] = {
+                    k: (format_ts(v) if isinstance(v, datetime) else v) for k, v in value.items()
+                }
+            elif name == "relations":
+                out[name] = [{**r, "relation_type": str(r["relation_type"])} for r in value]
+            elif isinstance(value, StrEnum):
+                out[name] = value.value
+            else:
+                out[name] = value
+        return out
+
+
+class ScoredMemory(BaseModel):
+    memory: Memory
+    score: float
+
+
+class Message(BaseModel):
+    """One conversation message as a door receives it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    role: str
+    content: str
+    created_at: datetime | None = None
+
+    @field_validator("created_at", mode="before")
+    @classmethod
+    def _utc(cls, value: Any) -> Any:
+        return parse_ts(value) if isinstance(value, str | datetime) else value
+
+
+class StageTrace(BaseModel):
+    name: str
+    input_count: int
+    output_count: int
+    duration_ms: float
+    score_range: tuple[float, float] | None = None
+
+
+class SearchTrace(BaseModel):
+    stages: list[StageTrace] = Field(default_factory=list)
+    total_duration_ms: float = 0.0
+    final_count: int = 0
+
+
+class SearchResponse(BaseModel):
+    results: list[ScoredMemory]
+    trace: SearchTrace | None = None
+
+
+class IngestResult(BaseModel):
+    task_id: str
+    session_id: str
+    stored_count: int
+    memory_ids: list[str] = Field(default_factory=list)

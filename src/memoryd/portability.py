@@ -1,0 +1,167 @@
+"""Export and import as JSON Lines, and re-embedding: moving memories losslessly.
+
+An export holds every memory in every state (ids, relations, history-relevant
+fields, timestamps to the microsecond) and the raw session messages. Vectors
+are not exported: they are derived data, re-computed on import with the
+importing store's model, which is also how a store changes models.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from memoryd.errors import ValidationError
+from memoryd.models import Memory, format_ts, parse_ts
+from memoryd.service import MemoryService
+from memoryd.store.rows import from_us, to_us
+
+FORMAT = "memoryd-export"
+FORMAT_VERSION = 1
+BATCH = 256
+Progress = Callable[[int], None]
+
+
+def export_lines(service: MemoryService) -> Iterator[dict[str, Any]]:
+    yield {
+        "type": "header",
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "tenant_id": service.tenant_id,
+        "space_id": service.space_id,
+        "embedding_model": service.store.get_meta("embed_model"),
+    }
+    for memory in service.store.iter_all(service.tenant_id, [service.space_id]):
+        yield {"type": "memory", "memory": memory.to_json()}
+    for message in service.session_messages():
+        yield {
+            "type": "message",
+            **message,
+            "said_at": format_ts(from_us(message["said_at"])),
+            "stored_at": format_ts(from_us(message["stored_at"])),
+        }
+
+
+def export_jsonl(service: MemoryService, out: IO[str], progress: Progress | None = None) -> int:
+    """Write the export; returns how many memories it holds."""
+    count = 0
+    for line in export_lines(service):
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        if line["type"] == "memory":
+            count += 1
+            if progress:
+                progress(1)
+    return count
+
+
+def _flush(service: MemoryService, batch: list[Memory], progress: Progress | None) -> None:
+    if not batch:
+        return
+    vectors = service.embed([m.content for m in batch])
+    service.store.insert_memories(batch, list(vectors), actor="import")
+    if progress:
+        progress(len(batch))
+    batch.clear()
+
+
+def import_jsonl(
+    service: MemoryService, lines: IO[str], progress: Progress | None = None
+) -> dict[str, int]:
+    """Load an export into this service's space. Ids already present are skipped."""
+    stats = {"imported": 0, "skipped": 0, "messages": 0}
+    batch: list[Memory] = []
+    messages: list[dict[str, Any]] = []
+    seen_header = False
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"line {number} is not JSON: {exc.msg}") from None
+        kind = line.get("type") if isinstance(line, dict) else None
+        if kind == "header":
+            if line.get("format") != FORMAT or line.get("version") != FORMAT_VERSION:
+                raise ValidationError(f"line {number}: not a {FORMAT} v{FORMAT_VERSION} file")
+            seen_header = True
+        elif not seen_header:
+            raise ValidationError(f"line {number}: the file has no {FORMAT} header")
+        elif kind == "memory":
+            try:
+                memory = Memory.model_validate(line["memory"])
+            except (KeyError, ValueError) as exc:
+                raise ValidationError(f"line {number}: invalid memory: {exc}") from None
+            if service.store.get(service.tenant_id, [service.space_id], memory.id) is not None:
+                stats["skipped"] += 1
+                continue
+            memory.tenant_id, memory.space_id = service.tenant_id, service.space_id
+            batch.append(memory)
+            stats["imported"] += 1
+            if len(batch) >= BATCH:
+                _flush(service, batch, progress)
+        elif kind == "message":
+            messages.append(line)
+        else:
+            raise ValidationError(f"line {number}: unknown record type {kind!r}")
+    _flush(service, batch, progress)
+    if messages:
+        with service.store.write() as conn:
+            for m in messages:
+                fresh = service.store.add_session_messages(
+                    conn,
+                    service.tenant_id,
+                    service.space_id,
+                    m["session_id"],
+                    m["agent_id"],
+                    [
+                        (
+                            m["role"],
+                            m["content"],
+                            _digest(m),
+                            to_us(parse_ts(m["said_at"])),
+                            m["memory_id"],
+                        )
+                    ],
+                )
+                stats["messages"] += sum(fresh)
+    return stats
+
+
+def _digest(message: dict[str, Any]) -> str:
+    from memoryd.ingest.conversation import message_hash
+
+    return message_hash(message["role"], message["content"])
+
+
+def reindex(service: MemoryService, progress: Progress | None = None) -> int:
+    """Re-embed every memory with the configured model and rebind the store to it."""
+    from memoryd.embed import create_embedder
+
+    embedder = service._embedder or create_embedder(service.settings)
+    store = service.store
+    rows = store.conn.execute("SELECT rowid, content FROM memories ORDER BY rowid").fetchall()
+    for start in range(0, len(rows), BATCH):
+        chunk = rows[start : start + BATCH]
+        vectors = embedder.embed([content for _, content in chunk])
+        with store.write() as conn:
+            seq = store._bump_seq(conn)
+            conn.executemany(
+                "UPDATE memories SET vector = ?, seq = ? WHERE rowid = ?",
+                [(v.tobytes(), seq, rowid) for (rowid, _), v in zip(chunk, vectors, strict=True)],
+            )
+        if progress:
+            progress(len(chunk))
+    with store.write() as conn:
+        store.set_meta(conn, "embed_model", embedder.name)
+        store.set_meta(conn, "embed_dim", str(embedder.dim))
+    store.index = None
+    service._embedder = embedder
+    service._retriever = None
+    return len(rows)
+
+
+def count_lines(path: Path) -> int:
+    with path.open(encoding="utf-8") as fh:
+        return sum(1 for line in fh if '"type": "memory"' in line)

@@ -1,0 +1,187 @@
+"""The read path: the 12 stages of hybrid retrieval, in order, with an optional trace.
+
+Each stage is a small pure function in its own module; this file only runs
+them, per space, and merges the spaces.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.embed import Embedder
+from memoryd.errors import MemorydError
+from memoryd.models import ScoredMemory, SearchResponse, SearchTrace, SpaceType, StageTrace
+from memoryd.retrieve.bm25_floor import bm25_floor
+from memoryd.retrieve.candidate import Candidate, by_score
+from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.retrieve.cross_encoder import CrossEncoder, cross_encoder_rerank
+from memoryd.retrieve.decay import decay_boost
+from memoryd.retrieve.hard_cutoff import hard_cutoff
+from memoryd.retrieve.importance import importance_weight
+from memoryd.retrieve.length_norm import length_norm
+from memoryd.retrieve.min_score import min_score_filter
+from memoryd.retrieve.mmr import mmr_diversity
+from memoryd.retrieve.parallel_search import parallel_search
+from memoryd.retrieve.rrf_fusion import rrf_fuse
+from memoryd.retrieve.rrf_normalize import rrf_normalize
+from memoryd.retrieve.topk_cap import topk_cap
+from memoryd.store.filters import MemoryFilter
+from memoryd.store.sqlite import SQLiteStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SearchRequest:
+    query: str
+    limit: int
+    filter: MemoryFilter
+    now: datetime
+    min_score: float | None = None
+    include_trace: bool = False
+    config: SearchConfig = field(default_factory=lambda: DEFAULT_RECIPE)
+
+
+@dataclass
+class SpaceRef:
+    space_id: str
+    space_type: SpaceType
+
+
+class _Tracer:
+    def __init__(self, enabled: bool, prefix: str = "") -> None:
+        self.enabled = enabled
+        self.prefix = prefix
+        self.stages: list[StageTrace] = []
+
+    def run(
+        self,
+        name: str,
+        candidates: list[Candidate],
+        stage: Callable[[list[Candidate]], list[Candidate]],
+    ) -> list[Candidate]:
+        started = time.perf_counter()
+        count = len(candidates)
+        out = stage(candidates)
+        if self.enabled:
+            scores = [c.score for c in out]
+            self.stages.append(
+                StageTrace(
+                    name=self.prefix + name,
+                    input_count=count,
+                    output_count=len(out),
+                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                    score_range=(min(scores), max(scores)) if scores else None,
+                )
+            )
+        return out
+
+
+class Retriever:
+    def __init__(
+        self, store: SQLiteStore, embedder: Embedder, reranker: CrossEncoder | None = None
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.reranker = reranker
+
+    def _embed_query(self, query: str) -> npt.NDArray[np.float32] | None:
+        try:
+            return self.embedder.embed_one(query)
+        except (MemorydError, RuntimeError, ValueError) as exc:
+            log.warning("query embedding failed, searching by keywords only: %s", exc)
+            return None
+
+    def search_space(
+        self,
+        tenant_id: str,
+        space_id: str,
+        request: SearchRequest,
+        query_vector: npt.NDArray[np.float32] | None,
+        tracer: _Tracer,
+    ) -> list[Candidate]:
+        cfg, limit = request.config, request.limit
+        min_score = cfg.min_score if request.min_score is None else request.min_score
+        started = time.perf_counter()
+        found = parallel_search(
+            self.store,
+            tenant_id,
+            space_id,
+            request.query,
+            query_vector,
+            limit * cfg.fetch_multiplier,
+            request.filter,
+        )
+        memories = self.store.by_rowids([c.rowid for c in found])
+        for c in found:
+            c.memory = memories.get(c.rowid)
+        found = [c for c in found if c.memory is not None]
+        if tracer.enabled:
+            tracer.stages.append(
+                StageTrace(
+                    name=tracer.prefix + "parallel_search",
+                    input_count=0,
+                    output_count=len(found),
+                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                )
+            )
+        stages: list[tuple[str, Callable[[list[Candidate]], list[Candidate]]]] = [
+            ("rrf_fusion", lambda cs: rrf_fuse(cs, cfg)),
+            ("rrf_normalize", lambda cs: rrf_normalize(cs, cfg)),
+            ("min_score_filter", lambda cs: min_score_filter(cs, min_score)),
+            ("topk_cap", lambda cs: topk_cap(cs, limit, cfg.topk_multiplier)),
+            (
+                "cross_encoder",
+                lambda cs: cross_encoder_rerank(cs, request.query, self.reranker, cfg),
+            ),
+            ("bm25_floor", lambda cs: bm25_floor(cs, cfg)),
+            ("decay_boost", lambda cs: decay_boost(cs, request.now) if cfg.decay else cs),
+            (
+                "importance_weight",
+                lambda cs: importance_weight(cs) if cfg.importance_weight else cs,
+            ),
+            ("length_norm", lambda cs: length_norm(cs) if cfg.length_norm else cs),
+            ("hard_cutoff", lambda cs: hard_cutoff(cs, cfg.hard_cutoff)),
+            ("mmr_diversity", lambda cs: mmr_diversity(cs, limit, cfg)),
+        ]
+        for name, stage in stages:
+            found = tracer.run(name, found, stage)
+        return found
+
+    def search(
+        self, tenant_id: str, spaces: Sequence[SpaceRef], request: SearchRequest
+    ) -> SearchResponse:
+        started = time.perf_counter()
+        query_vector = self._embed_query(request.query)
+        tracer = _Tracer(request.include_trace)
+        merged: list[tuple[Candidate, float]] = []
+        for space in spaces:
+            tracer.prefix = f"{space.space_id}:" if len(spaces) > 1 else ""
+            found = self.search_space(tenant_id, space.space_id, request, query_vector, tracer)
+            top = max((c.score for c in found), default=0.0)
+            weight = request.config.space_weights.get(space.space_type, 1.0)
+            # per-space normalisation: each space's best hit scores its space weight
+            merged += [(c, (c.score / top) * weight if top > 0 else 0.0) for c in found]
+        merged.sort(key=lambda pair: -pair[1])
+        results = [
+            ScoredMemory(memory=c.mem, score=round(score, 6))
+            for c, score in merged[: request.limit]
+        ]
+        trace = None
+        if request.include_trace:
+            trace = SearchTrace(
+                stages=tracer.stages,
+                final_count=len(results),
+                total_duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            )
+        return SearchResponse(results=results, trace=trace)
+
+
+__all__ = ["Retriever", "SearchRequest", "SpaceRef", "by_score"]

@@ -1,0 +1,436 @@
+"""MemoryService: the one façade every door (SDK, CLI, REST, MCP, hooks) calls.
+
+Business rules live here and in the stage modules it calls; the doors only
+translate. Every method works inside one tenant and its spaces, so scoping
+is never a door's job.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.config import Settings, load_settings
+from memoryd.embed import Embedder, content_hash, create_embedder
+from memoryd.errors import NotFoundError, StorageError, ValidationError
+from memoryd.ingest.conversation import parse_messages, turn_memory
+from memoryd.ingest.direct import (
+    build_direct_memory,
+    check_content,
+    check_id,
+    check_tags,
+    check_unit,
+    parse_enum,
+)
+from memoryd.models import (
+    Category,
+    IngestResult,
+    Memory,
+    MemoryType,
+    Message,
+    SearchResponse,
+    SpaceType,
+    State,
+    Tier,
+    to_utc,
+    utcnow,
+)
+from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest, SpaceRef
+from memoryd.retrieve.config import DEFAULT_LIMIT
+from memoryd.retrieve.cross_encoder import create_cross_encoder
+from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore
+from memoryd.store.rows import to_us
+
+log = logging.getLogger(__name__)
+
+LOCAL_TENANT = "local"
+MAX_LIMIT = 1000
+Progress = Callable[[int, int], None]
+
+
+def personal_space(tenant_id: str) -> str:
+    return f"personal/{tenant_id}"
+
+
+class MemoryService:
+    def __init__(
+        self,
+        home: Path | str | None = None,
+        *,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        tenant_id: str = LOCAL_TENANT,
+    ) -> None:
+        self.settings = settings or load_settings(home)
+        self.home = Path(self.settings.home)
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.store = SQLiteStore(self.home / DB_FILENAME)
+        self.tenant_id = tenant_id
+        self.space_id = personal_space(tenant_id)
+        self.store.ensure_tenant(tenant_id, tenant_id, self.space_id)
+        self._embedder = embedder
+        self._embedder_lock = threading.Lock()
+        self._retriever: Retriever | None = None
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-bg")
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def embedder(self) -> Embedder:
+        """The configured model, loaded on first use and checked against the store."""
+        with self._embedder_lock:
+            if self._embedder is None:
+                self._embedder = create_embedder(self.settings)
+            if self.store.index is None:
+                self.store.bind_embedding_model(self._embedder.name, self._embedder.dim)
+            return self._embedder
+
+    @property
+    def retriever(self) -> Retriever:
+        if self._retriever is None:
+            s = self.settings
+            reranker = create_cross_encoder(
+                s.rerank_provider, s.rerank_api_key, s.rerank_model, s.rerank_base_url
+            )
+            self._retriever = Retriever(self.store, self.embedder, reranker)
+        return self._retriever
+
+    def close(self) -> None:
+        self._background.shutdown(wait=True)
+        self.store.close()
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ embeddings
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Vectors for ``texts``, computed once per distinct text and model."""
+        embedder = self.embedder
+        if not texts:
+            return np.zeros((0, embedder.dim), dtype=np.float32)
+        hashes = [content_hash(t) for t in texts]
+        cached = self.store.cached_vectors(embedder.name, list(dict.fromkeys(hashes)))
+        missing = list(
+            dict.fromkeys(t for t, h in zip(texts, hashes, strict=True) if h not in cached)
+        )
+        if missing:
+            fresh = embedder.embed(missing)
+            new: list[tuple[bytes, bytes]] = [
+                (content_hash(t), v.tobytes()) for t, v in zip(missing, fresh, strict=True)
+            ]
+            cached.update(new)
+            self.store.cache_vectors(embedder.name, new)
+        return np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
+
+    # ------------------------------------------------------------------ direct memories
+    def add(self, content: str, *, key: str | None = None, **fields: Any) -> Memory:
+        """Store one memory now. With ``key``, replace the memory that holds that slot."""
+        memory = build_direct_memory(
+            content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
+        )
+        if key:
+            existing, _ = self.store.list_memories(
+                self.tenant_id, [self.space_id], MemoryFilter(key=key), limit=1
+            )
+            if existing:
+                keep = {
+                    "content",
+                    "l0_abstract",
+                    "category",
+                    "tags",
+                    "source",
+                    "importance",
+                    "confidence",
+                    "tier",
+                    "valid_from",
+                    "valid_to",
+                    "expires_at",
+                    "scope",
+                }
+                changes = {k: getattr(memory, k) for k in keep if k in fields or k == "content"}
+                return self.update(existing[0].id, **changes)
+        vector = self.embed([memory.content])[0]
+        self.store.insert_memories([memory], [vector], actor=memory.agent_id)
+        return memory
+
+    def get(self, memory_id: str) -> Memory:
+        memory = self.store.get(self.tenant_id, [self.space_id], check_id(memory_id))
+        if memory is None:
+            raise NotFoundError(f"memory {memory_id}")
+        return memory
+
+    def update(self, memory_id: str, **fields: Any) -> Memory:
+        """Change fields of a memory; new content is re-embedded before anything is written."""
+        check_id(memory_id)
+        changes: dict[str, Any] = {}
+        vector = None
+        for name, value in fields.items():
+            if value is None:
+                continue
+            if name == "content":
+                changes["content"] = changes["l2_content"] = check_content(value)
+                vector = self.embed([value])[0]
+            elif name == "state":
+                changes["state"] = parse_enum(State, value)
+            elif name == "category":
+                changes["category"] = parse_enum(Category, value)
+            elif name == "tier":
+                changes["tier"] = parse_enum(Tier, value)
+            elif name == "memory_type":
+                changes["memory_type"] = parse_enum(MemoryType, value)
+            elif name == "tags":
+                changes["tags"] = check_tags(value)
+            elif name in ("importance", "confidence"):
+                changes[name] = check_unit(name, value, 0.5)
+            elif name in (
+                "l0_abstract",
+                "l1_overview",
+                "source",
+                "scope",
+                "valid_from",
+                "valid_to",
+                "expires_at",
+                "key",
+                "relations",
+                "superseded_by",
+                "invalidated_at",
+            ):
+                changes[name] = value
+            else:
+                raise ValidationError(f"field {name!r} cannot be updated")
+        action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
+        return self.store.update_memory(
+            self.tenant_id, [self.space_id], memory_id, changes, vector=vector, action=action
+        )
+
+    def delete(self, memory_id: str) -> None:
+        """Soft delete: the row and its history stay; search and lists stop showing it."""
+        self.get(memory_id)
+        self.store.set_state_where(
+            self.tenant_id, [self.space_id], MemoryFilter(ids=[memory_id]), State.DELETED
+        )
+
+    def batch_delete(
+        self,
+        ids: Sequence[str] | None = None,
+        filter: MemoryFilter | None = None,
+        confirm: bool = False,
+    ) -> dict[str, Any]:
+        """By ids (unknown ones skipped), or by filter: a dry run unless ``confirm``."""
+        if ids:
+            found = MemoryFilter(ids=[check_id(i) for i in ids])
+            n = self.store.set_state_where(self.tenant_id, [self.space_id], found, State.DELETED)
+            return {"deleted": n, "mode": "ids"}
+        if filter is None:
+            raise ValidationError("provide either memory_ids or filter")
+        if not confirm:
+            return {"would_delete": self.store.count(self.tenant_id, [self.space_id], filter)}
+        n = self.store.set_state_where(self.tenant_id, [self.space_id], filter, State.DELETED)
+        return {"deleted": n, "mode": "filter"}
+
+    def delete_all(self, confirm: bool = False) -> dict[str, int]:
+        """Everything in the personal space; refused without ``confirm``."""
+        if not confirm:
+            raise ValidationError("delete-all needs explicit confirmation")
+        n = self.store.set_state_where(
+            self.tenant_id, [self.space_id], MemoryFilter(), State.DELETED
+        )
+        with self.store.write() as conn:
+            cleared = self.store.clear_sessions(conn, self.tenant_id, self.space_id)
+        return {"deleted": n, "sessions_cleared": cleared}
+
+    def list_memories(
+        self,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+        sort: str = "created_at",
+        order: str = "desc",
+        memory_type: str | MemoryType | None = None,
+        state: str | State | None = None,
+        category: str | Category | None = None,
+        tier: str | Tier | None = None,
+        tags: Any = None,
+    ) -> tuple[list[Memory], int]:
+        """Memories by the reference's list filters. Session turns only when asked for."""
+        if not offset >= 0 or not 0 <= limit <= MAX_LIMIT:
+            raise ValidationError(f"limit must be 0..{MAX_LIMIT} and offset >= 0")
+        f = MemoryFilter(
+            memory_type=[parse_enum(MemoryType, memory_type)] if memory_type else None,
+            state=[parse_enum(State, state)] if state else None,
+            category=[parse_enum(Category, category)] if category else None,
+            tier=[parse_enum(Tier, tier)] if tier else None,
+            tags=check_tags(tags) or None,
+            exclude_types=() if memory_type else (MemoryType.SESSION,),
+        )
+        return self.store.list_memories(
+            self.tenant_id, [self.space_id], f, sort=sort, order=order, limit=limit, offset=offset
+        )
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        self.get(memory_id)
+        return self.store.history(memory_id)
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        min_score: float | None = None,
+        scope: str | None = None,
+        tags: Any = None,
+        source: str | None = None,
+        agent_id: str | None = None,
+        category: str | Category | None = None,
+        memory_type: str | MemoryType | None = None,
+        session_id: str | None = None,
+        created_after: datetime | None = None,
+        created_before: datetime | None = None,
+        as_of: datetime | None = None,
+        now: datetime | None = None,
+        include_trace: bool = False,
+        config: SearchConfig = DEFAULT_RECIPE,
+        touch: bool = True,
+    ) -> SearchResponse:
+        """Hybrid search over the memories valid now (or at ``as_of``)."""
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query parameter 'q' is required")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise ValidationError(f"limit must be between 1 and {MAX_LIMIT}")
+        if min_score is not None and not 0.0 <= min_score <= 1.0:
+            raise ValidationError("min_score must be between 0 and 1")
+        now = to_utc(now) if now else utcnow()
+        f = MemoryFilter(
+            scope=scope,
+            tags=check_tags(tags) or None,
+            source=source or None,
+            agent_id=agent_id or None,
+            session_id=session_id,
+            category=[parse_enum(Category, category)] if category else None,
+            memory_type=[parse_enum(MemoryType, memory_type)] if memory_type else None,
+            created_after=created_after,
+            created_before=created_before,
+            as_of=to_utc(as_of) if as_of else None,
+            live_at=now,
+        )
+        request = SearchRequest(
+            query=query,
+            limit=limit,
+            filter=f,
+            now=now,
+            min_score=min_score,
+            include_trace=include_trace,
+            config=config,
+        )
+        response = self.retriever.search(
+            self.tenant_id, [SpaceRef(self.space_id, SpaceType.PERSONAL)], request
+        )
+        if touch and response.results:
+            ids = [r.memory.id for r in response.results]
+            self._background.submit(self._touch, ids, to_us(utcnow()) or 0)
+        return response
+
+    def _touch(self, ids: list[str], at_us: int) -> None:
+        try:
+            self.store.touch(ids, at_us)
+        except StorageError as exc:  # recall counts are not worth failing a search over
+            log.warning("could not record recall of %d memories: %s", len(ids), exc)
+
+    # ------------------------------------------------------------------ conversation capture
+    def ingest(
+        self,
+        messages: Sequence[Message | dict[str, Any]],
+        *,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        mode: str = "raw",
+        dates: datetime | Sequence[datetime | None] | None = None,
+        tags: Any = None,
+        source: str | None = None,
+    ) -> IngestResult:
+        """Store messages durably and make each turn searchable (the fast path)."""
+        if mode not in ("raw", "smart"):
+            raise ValidationError(f"unknown ingest mode: {mode} (expected raw or smart)")
+        turns = parse_messages(messages, dates)
+        session_id = session_id or str(uuid.uuid4())
+        tag_list = check_tags(tags)
+        memories = [
+            turn_memory(
+                t,
+                tenant_id=self.tenant_id,
+                space_id=self.space_id,
+                session_id=session_id,
+                agent_id=agent_id,
+                tags=tag_list,
+                source=source,
+            )
+            for t in turns
+        ]
+        vectors = self.embed([m.content for m in memories])
+        with self.store.write() as conn:
+            fresh = self.store.add_session_messages(
+                conn,
+                self.tenant_id,
+                self.space_id,
+                session_id,
+                agent_id,
+                [
+                    (t.role, t.content, t.digest, to_us(t.said_at), m.id)
+                    for t, m in zip(turns, memories, strict=True)
+                ],
+            )
+            keep = [i for i, new in enumerate(fresh) if new]
+            if keep:
+                self.store.insert_memories(
+                    [memories[i] for i in keep],
+                    [vectors[i] for i in keep],
+                    actor=agent_id,
+                    conn=conn,
+                )
+        return IngestResult(
+            task_id=str(uuid.uuid4()),
+            session_id=session_id,
+            stored_count=len(keep),
+            memory_ids=[memories[i].id for i in keep],
+        )
+
+    def session_messages(self, session_id: str | None = None) -> list[dict[str, Any]]:
+        return self.store.session_messages(self.tenant_id, self.space_id, session_id)
+
+    # ------------------------------------------------------------------ stats
+    def stats(self) -> dict[str, Any]:
+        conn = self.store.conn
+        base = "FROM memories WHERE tenant_id = ? AND space_id = ? AND state != 'deleted'"
+        params = (self.tenant_id, self.space_id)
+
+        def group(column: str) -> dict[str, int]:
+            rows = conn.execute(f"SELECT {column}, COUNT(*) {base} GROUP BY {column}", params)
+            return {str(k): int(v) for k, v in rows}
+
+        total, avg_imp, avg_conf, accesses = conn.execute(
+            f"SELECT COUNT(*), AVG(importance), AVG(confidence), SUM(access_count) {base}", params
+        ).fetchone()
+        return {
+            "total": int(total),
+            "by_type": group("memory_type"),
+            "by_category": group("category"),
+            "by_tier": group("tier"),
+            "by_state": group("state"),
+            "avg_importance": round(avg_imp or 0.0, 4),
+            "avg_confidence": round(avg_conf or 0.0, 4),
+            "total_access_count": int(accesses or 0),
+            "embedding_model": self.store.get_meta("embed_model"),
+            "home": str(self.home),
+        }

@@ -1,0 +1,133 @@
+"""What a list or search may see: one filter object, turned into SQL in one place.
+
+Every query the store runs is scoped by tenant and space here, so no door can
+forget to scope one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memoryd.models import Category, MemoryType, State, Tier
+from memoryd.store.rows import to_us
+
+
+@dataclass
+class MemoryFilter:
+    """Conditions a memory must meet. ``None`` means "any"."""
+
+    scope: str | None = None
+    tags: Sequence[str] | None = None  # the memory must carry all of them
+    source: str | None = None  # prefix match
+    agent_id: str | None = None
+    session_id: str | None = None
+    category: Sequence[Category] | None = None
+    memory_type: Sequence[MemoryType] | None = None
+    state: Sequence[State] | None = None  # None: everything but deleted
+    tier: Sequence[Tier] | None = None
+    key: str | None = None
+    ids: Sequence[str] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    # Live-ness: ``live_at`` keeps memories that were valid at that instant
+    # (not superseded, expired or outside valid_from/valid_to); ``as_of``
+    # does the same for history, so superseded memories count again.
+    live_at: datetime | None = None
+    as_of: datetime | None = None
+    exclude_types: Sequence[MemoryType] = field(default_factory=tuple)
+
+    def is_narrowing(self) -> bool:
+        """True when the filter needs SQL beyond the live-ness the vector index knows."""
+        return any(
+            v not in (None, (), [])
+            for v in (
+                self.scope,
+                self.tags,
+                self.source,
+                self.agent_id,
+                self.session_id,
+                self.category,
+                self.memory_type,
+                self.state,
+                self.tier,
+                self.key,
+                self.ids,
+                self.created_after,
+                self.created_before,
+                self.as_of,
+                self.exclude_types or None,
+            )
+        )
+
+
+def _in(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+    marks = ", ".join("?" for _ in values)
+    return f"{column} IN ({marks})", [getattr(v, "value", v) for v in values]
+
+
+def where_clause(
+    tenant_id: str, space_ids: Sequence[str], f: MemoryFilter
+) -> tuple[str, list[Any]]:
+    """``WHERE`` text (without the keyword) over alias ``m``, and its parameters."""
+    parts: list[str] = ["m.tenant_id = ?"]
+    params: list[Any] = [tenant_id]
+    sql, p = _in("m.space_id", space_ids)
+    parts.append(sql)
+    params += p
+    if f.state:
+        sql, p = _in("m.state", f.state)
+        parts.append(sql)
+        params += p
+    else:
+        parts.append("m.state != 'deleted'")
+    for column, values in (
+        ("m.category", f.category),
+        ("m.memory_type", f.memory_type),
+        ("m.tier", f.tier),
+        ("m.id", f.ids),
+    ):
+        if values:
+            sql, p = _in(column, values)
+            parts.append(sql)
+            params += p
+    if f.exclude_types:
+        sql, p = _in("m.memory_type", f.exclude_types)
+        parts.append(f"NOT ({sql})")
+        params += p
+    for column, value in (
+        ("m.scope", f.scope),
+        ("m.agent_id", f.agent_id),
+        ("m.session_id", f.session_id),
+        ("m.key", f.key),
+    ):
+        if value is not None:
+            parts.append(f"{column} = ?")
+            params.append(value)
+    if f.source is not None:
+        parts.append("substr(m.source, 1, ?) = ?")
+        params += [len(f.source), f.source]
+    for tag in f.tags or ():
+        parts.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)")
+        params.append(tag)
+    if f.created_after is not None:
+        parts.append("m.created_at >= ?")
+        params.append(to_us(f.created_after))
+    if f.created_before is not None:
+        parts.append("m.created_at < ?")
+        params.append(to_us(f.created_before))
+    if f.as_of is not None:
+        at = to_us(f.as_of)
+        parts.append("COALESCE(m.valid_from, m.created_at) <= ?")
+        parts.append("(m.valid_to IS NULL OR m.valid_to > ?)")
+        parts.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+        params += [at, at, at]
+    elif f.live_at is not None:
+        at = to_us(f.live_at)
+        parts.append("(m.invalidated_at IS NULL OR m.invalidated_at > ?)")
+        parts.append("(m.valid_to IS NULL OR m.valid_to > ?)")
+        parts.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+        params += [at, at, at]
+    return " AND ".join(parts), params

@@ -1,0 +1,214 @@
+"""Turning a free-text query into FTS5 MATCH expressions.
+
+Words go to the stemmed unicode61 index as an OR of quoted terms (quoting
+keeps user punctuation from being read as FTS syntax). Chinese and Japanese
+have no spaces, so a CJK run is cut into overlapping trigrams for the
+trigram index; a run shorter than three characters cannot be matched there
+and is returned for a substring scan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Function words that carry no topic: an OR query over them only adds noise.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "user",
+        "users",
+        "s",
+        "t",
+        "don",
+        "didn",
+        "doesn",
+        "isn",
+        "wasn",
+        "ll",
+        "ve",
+        "re",
+        "d",
+        "m",
+    ]
+)
+
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+CJK_RUN = re.compile(f"[{_CJK}]+")
+TRIGRAM = 3
+
+
+@dataclass
+class FtsQuery:
+    words: str | None = None  # MATCH text for the unicode61 index
+    trigrams: str | None = None  # MATCH text for the trigram index
+    substrings: list[str] = field(default_factory=list)  # short CJK runs, for LIKE
+    terms: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.words or self.trigrams or self.substrings)
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+def word_terms(text: str) -> list[str]:
+    """Lower-cased non-CJK words of ``text`` that are not stop words, in order, unique."""
+    latin = CJK_RUN.sub(" ", text.lower())
+    seen: dict[str, None] = {}
+    for word in re.findall(r"\w+", latin):
+        if word in STOPWORDS or (word.isdigit() and len(word) < 2):
+            continue
+        seen.setdefault(word, None)
+    return list(seen)
+
+
+def build_query(text: str) -> FtsQuery:
+    terms = word_terms(text)
+    query = FtsQuery(terms=terms)
+    if terms:
+        query.words = " OR ".join(_quote(t) for t in terms)
+    runs = CJK_RUN.findall(text)
+    if runs:
+        grams: dict[str, None] = {}
+        for run in runs:
+            if len(run) < TRIGRAM:
+                query.substrings.append(run)
+                continue
+            for i in range(len(run) - TRIGRAM + 1):
+                grams.setdefault(run[i : i + TRIGRAM], None)
+        grams.update({t: None for t in terms if len(t) >= TRIGRAM})
+        if grams:
+            query.trigrams = " OR ".join(_quote(g) for g in grams)
+    return query

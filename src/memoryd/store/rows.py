@@ -1,0 +1,130 @@
+"""Mapping between ``Memory`` and a ``memories`` row (INTEGER microsecond times, JSON text)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from memoryd.models import (
+    Category,
+    Memory,
+    MemoryType,
+    Provenance,
+    Relation,
+    State,
+    Tier,
+)
+
+# column order of an INSERT; ``rowid``, ``vector`` and ``seq`` are handled by the store
+MEMORY_COLUMNS = (
+    "id",
+    "tenant_id",
+    "space_id",
+    "content",
+    "l0_abstract",
+    "l1_overview",
+    "l2_content",
+    "category",
+    "memory_type",
+    "state",
+    "tier",
+    "importance",
+    "confidence",
+    "access_count",
+    "tags",
+    "scope",
+    "agent_id",
+    "session_id",
+    "source",
+    "relations",
+    "superseded_by",
+    "invalidated_at",
+    "created_at",
+    "updated_at",
+    "last_accessed_at",
+    "visibility",
+    "owner_agent_id",
+    "provenance",
+    "version",
+    "valid_from",
+    "valid_to",
+    "expires_at",
+    "key",
+)
+TIME_COLUMNS = frozenset(
+    (
+        "invalidated_at",
+        "created_at",
+        "updated_at",
+        "last_accessed_at",
+        "valid_from",
+        "valid_to",
+        "expires_at",
+    )
+)
+SELECT_COLUMNS = ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
+
+
+def to_us(value: datetime | None) -> int | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    delta = value - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def from_us(value: int | None) -> datetime | None:
+    if value is None:
+        return None
+    from datetime import timedelta
+
+    return _EPOCH + timedelta(microseconds=value)
+
+
+def memory_to_row(memory: Memory) -> tuple[Any, ...]:
+    values: list[Any] = []
+    for column in MEMORY_COLUMNS:
+        value = getattr(memory, column)
+        if column in TIME_COLUMNS:
+            value = to_us(value)
+        elif column == "tags":
+            value = json.dumps(value, ensure_ascii=False)
+        elif column == "relations":
+            value = json.dumps([r.model_dump(mode="json") for r in value], ensure_ascii=False)
+        elif column == "provenance":
+            value = None if value is None else value.model_dump_json()
+        elif hasattr(value, "value"):
+            value = value.value
+        values.append(value)
+    return tuple(values)
+
+
+def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
+    data = dict(zip(MEMORY_COLUMNS, tuple(row)[: len(MEMORY_COLUMNS)], strict=True))
+    for column in TIME_COLUMNS:
+        data[column] = from_us(data[column])
+    data["category"] = Category(data["category"])
+    data["memory_type"] = MemoryType(data["memory_type"])
+    data["state"] = State(data["state"])
+    data["tier"] = Tier(data["tier"])
+    data["tags"] = json.loads(data["tags"])
+    data["relations"] = [Relation.model_validate(r) for r in json.loads(data["relations"])]
+    prov = data["provenance"]
+    data["provenance"] = None if prov is None else Provenance.model_validate_json(prov)
+    return Memory.model_construct(**data)
+
+
+def vector_to_blob(vector: np.ndarray[Any, Any] | None) -> bytes | None:
+    return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def blob_to_vector(blob: bytes | None) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32)

@@ -1,0 +1,611 @@
+"""The embedded system of record: one SQLite file, WAL, FTS5, vectors in the rows.
+
+Writes are short ``BEGIN IMMEDIATE`` transactions, so an acknowledged write
+is in the WAL before the call returns and survives the process being killed.
+Each thread gets its own connection; several processes may share the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
+from memoryd.models import Memory, State, utcnow
+from memoryd.store.filters import MemoryFilter, where_clause
+from memoryd.store.fts import build_query
+from memoryd.store.rows import (
+    MEMORY_COLUMNS,
+    SELECT_COLUMNS,
+    blob_to_vector,
+    memory_to_row,
+    row_to_memory,
+    to_us,
+    vector_to_blob,
+)
+from memoryd.store.vector_index import IndexRow, VectorIndex
+
+DB_FILENAME = "memoryd.db"
+BUSY_TIMEOUT_MS = 30_000
+SORT_COLUMNS = {"created_at", "updated_at", "importance", "access_count"}
+
+
+class SQLiteStore:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._conn_lock = threading.Lock()
+        self.index: VectorIndex | None = None
+        self._migrate()
+
+    # ------------------------------------------------------------------ plumbing
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(
+                f"cannot open {self.path}: {exc} (the file is not a memoryd database or is "
+                "corrupted; restore it from an export or move it aside)"
+            ) from exc
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._conn_lock:
+                self._connections.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._conn_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; rolled back whole on any error."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"cannot write {self.path}: {exc}") from exc
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """One consistent snapshot for several reads."""
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        migrations = sorted(
+            (
+                p
+                for p in resources.files("memoryd.store.migrations").iterdir()
+                if p.name.endswith(".sql")
+            ),
+            key=lambda p: p.name,
+        )
+        try:
+            with self.write() as conn:
+                current = conn.execute("PRAGMA user_version").fetchone()[0]
+                for number, script in enumerate(migrations, start=1):
+                    if number <= current:
+                        continue
+                    for statement in _split_sql(script.read_text(encoding="utf-8")):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {number}")
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(
+                f"{self.path} is not a usable memoryd database ({exc}); restore it from "
+                "an export or move it aside"
+            ) from exc
+
+    @staticmethod
+    def _bump_seq(conn: sqlite3.Connection) -> int:
+        row = conn.execute(
+            "UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value"
+        ).fetchone()
+        return int(row[0])
+
+    # ------------------------------------------------------------------ metadata
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def bind_embedding_model(self, name: str, dim: int) -> None:
+        """Record the model on first use; refuse another one afterwards."""
+        with self.write() as conn:
+            stored = conn.execute(
+                "SELECT value FROM meta WHERE key IN ('embed_model', 'embed_dim') ORDER BY key"
+            ).fetchall()
+            if not stored:
+                self.set_meta(conn, "embed_model", name)
+                self.set_meta(conn, "embed_dim", str(dim))
+        if stored:
+            stored_dim, stored_name = int(stored[0][0]), stored[1][0]
+            if (stored_name, stored_dim) != (name, dim):
+                raise EmbeddingMismatchError(
+                    f"this store was embedded with {stored_name} ({stored_dim} dimensions) but "
+                    f"the configured embedder is {name} ({dim} dimensions); run "
+                    "`memoryd reindex` to re-embed every memory with the configured model"
+                )
+        self.index = VectorIndex(dim)
+
+    # ------------------------------------------------------------------ tenants & spaces
+    def ensure_tenant(self, tenant_id: str, name: str, space_id: str) -> None:
+        now = to_us(utcnow())
+        with self.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO tenants(id, name, status, created_at) "
+                "VALUES (?, ?, 'active', ?)",
+                (tenant_id, name, now),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO spaces(id, space_type, name, owner_id, created_at, "
+                "updated_at) VALUES (?, 'personal', ?, ?, ?, ?)",
+                (space_id, name, tenant_id, now, now),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO space_members(space_id, user_id, role, joined_at) "
+                "VALUES (?, ?, 'admin', ?)",
+                (space_id, tenant_id, now),
+            )
+
+    # ------------------------------------------------------------------ memories: writes
+    def insert_memories(
+        self,
+        memories: Sequence[Memory],
+        vectors: npt.NDArray[np.float32] | Sequence[npt.NDArray[np.float32] | None],
+        actor: str | None = None,
+        conn: sqlite3.Connection | None = None,
+    ) -> None:
+        """Insert new memories (with their vectors) and their ``create`` history rows."""
+        if conn is None:
+            with self.write() as conn:
+                self.insert_memories(memories, vectors, actor, conn)
+            return
+        seq = self._bump_seq(conn)
+        marks = ", ".join("?" for _ in MEMORY_COLUMNS)
+        sql = (
+            f"INSERT INTO memories ({', '.join(MEMORY_COLUMNS)}, vector, seq) "
+            f"VALUES ({marks}, ?, ?)"
+        )
+        rows = [
+            (*memory_to_row(m), vector_to_blob(v), seq)
+            for m, v in zip(memories, vectors, strict=True)
+        ]
+        try:
+            conn.executemany(sql, rows)
+        except sqlite3.IntegrityError as exc:
+            raise StorageError(f"cannot insert memory: {exc}") from exc
+        now = to_us(utcnow())
+        conn.executemany(
+            "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
+            "new_value, actor, at) VALUES (?, ?, ?, 'create', NULL, ?, ?, ?)",
+            [
+                (
+                    m.id,
+                    m.tenant_id,
+                    m.space_id,
+                    json.dumps(m.to_json(), ensure_ascii=False),
+                    actor,
+                    now,
+                )
+                for m in memories
+            ],
+        )
+
+    def update_memory(
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        changes: dict[str, Any],
+        vector: npt.NDArray[np.float32] | None = None,
+        action: str = "update",
+        actor: str | None = None,
+    ) -> Memory:
+        """Apply ``changes`` to one memory, bump its version, keep the old values in history."""
+        with self.write() as conn:
+            old = self._get(conn, tenant_id, space_ids, memory_id)
+            if old is None:
+                raise NotFoundError(f"memory {memory_id}")
+            data = old.model_dump()
+            data.update(changes)
+            data["updated_at"] = changes.get("updated_at", utcnow())
+            data["version"] = (old.version or 0) + 1
+            new = Memory.model_validate(data)
+            seq = self._bump_seq(conn)
+            assignments = ", ".join(f"{c} = ?" for c in MEMORY_COLUMNS)
+            params: list[Any] = [*memory_to_row(new), seq]
+            extra = ", seq = ?"
+            if vector is not None:
+                extra += ", vector = ?"
+                params.append(vector_to_blob(vector))
+            conn.execute(
+                f"UPDATE memories SET {assignments}{extra} WHERE id = ?", (*params, memory_id)
+            )
+            self._history(conn, old, new, action, actor)
+        return new
+
+    def _history(
+        self, conn: sqlite3.Connection, old: Memory, new: Memory, action: str, actor: str | None
+    ) -> None:
+        before, after = old.to_json(), new.to_json()
+        changed = {k for k in after if before.get(k) != after[k]}
+        conn.execute(
+            "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
+            "new_value, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                new.id,
+                new.tenant_id,
+                new.space_id,
+                action,
+                json.dumps({k: before.get(k) for k in changed}, ensure_ascii=False),
+                json.dumps({k: after[k] for k in changed}, ensure_ascii=False),
+                actor,
+                to_us(utcnow()),
+            ),
+        )
+
+    def set_state_where(
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        f: MemoryFilter,
+        state: State,
+        actor: str | None = None,
+    ) -> int:
+        """Move every memory matching ``f`` to ``state`` (soft delete), with history."""
+        where, params = where_clause(tenant_id, space_ids, f)
+        now = utcnow()
+        with self.write() as conn:
+            rows = conn.execute(
+                f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where} AND m.state != ?",
+                (*params, state.value),
+            ).fetchall()
+            if not rows:
+                return 0
+            seq = self._bump_seq(conn)
+            for row in rows:
+                old = row_to_memory(row)
+                conn.execute(
+                    "UPDATE memories SET state = ?, updated_at = ?, version = "
+                    "COALESCE(version, 0) + 1, seq = ? WHERE id = ?",
+                    (state.value, to_us(now), seq, old.id),
+                )
+                new = old.model_copy(
+                    update={"state": state, "updated_at": now, "version": (old.version or 0) + 1}
+                )
+                self._history(conn, old, new, f"state:{state.value}", actor)
+        return len(rows)
+
+    def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
+        """Count a recall. Not a content change: no seq bump, no history row."""
+        if not memory_ids:
+            return
+        marks = ", ".join("?" for _ in memory_ids)
+        with self.write() as conn:
+            conn.execute(
+                f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
+                f"WHERE id IN ({marks})",
+                (at_us, *memory_ids),
+            )
+
+    # ------------------------------------------------------------------ memories: reads
+    def _get(
+        self, conn: sqlite3.Connection, tenant_id: str, space_ids: Sequence[str], memory_id: str
+    ) -> Memory | None:
+        where, params = where_clause(
+            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State))
+        )
+        row = conn.execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where}", params
+        ).fetchone()
+        return None if row is None else row_to_memory(row)
+
+    def get(self, tenant_id: str, space_ids: Sequence[str], memory_id: str) -> Memory | None:
+        return self._get(self.conn, tenant_id, space_ids, memory_id)
+
+    def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:
+        row = self.conn.execute("SELECT vector FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return None if row is None else blob_to_vector(row[0])
+
+    def list_memories(
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        f: MemoryFilter,
+        sort: str = "created_at",
+        order: str = "desc",
+        limit: int = 20,
+        offset: int = 0,
+    ) -> tuple[list[Memory], int]:
+        where, params = where_clause(tenant_id, space_ids, f)
+        column = sort if sort in SORT_COLUMNS else "created_at"
+        direction = "DESC" if order == "desc" else "ASC"
+        with self.read() as conn:
+            total = conn.execute(
+                f"SELECT COUNT(*) FROM memories m WHERE {where}", params
+            ).fetchone()[0]
+            rows = conn.execute(
+                f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where} "
+                f"ORDER BY m.{column} {direction}, m.rowid {direction} LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
+        return [row_to_memory(r) for r in rows], int(total)
+
+    def count(self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter) -> int:
+        where, params = where_clause(tenant_id, space_ids, f)
+        return int(
+            self.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[
+                0
+            ]
+        )
+
+    def iter_all(
+        self, tenant_id: str, space_ids: Sequence[str], batch: int = 1000
+    ) -> Iterator[Memory]:
+        """Every memory in any state, in insertion order (export)."""
+        last = 0
+        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        while True:
+            rows = self.conn.execute(
+                f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} AND m.rowid > ? "
+                "ORDER BY m.rowid LIMIT ?",
+                (*params, last, batch),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield row_to_memory(row)
+            last = rows[-1][-1]
+
+    def by_rowids(self, rowids: Sequence[int]) -> dict[int, Memory]:
+        out: dict[int, Memory] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for row in self.conn.execute(
+                f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE m.rowid IN ({marks})",
+                chunk,
+            ):
+                out[int(row[-1])] = row_to_memory(row)
+        return out
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT action, old_value, new_value, actor, at FROM memory_history "
+            "WHERE memory_id = ? ORDER BY id",
+            (memory_id,),
+        ).fetchall()
+        return [
+            {
+                "action": a,
+                "old": json.loads(o) if o else None,
+                "new": json.loads(n) if n else None,
+                "actor": actor,
+                "at": at,
+            }
+            for a, o, n, actor, at in rows
+        ]
+
+    # ------------------------------------------------------------------ search legs
+    def _sync_index(self, tenant_id: str, space_id: str) -> None:
+        """Catch the space's index up with every committed write, from any process."""
+        assert self.index is not None, "bind_embedding_model() first"
+        space = self.index.space(tenant_id, space_id)
+        with space.lock, self.read() as conn:
+            seq = int(conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0])
+            if seq == space.seq:
+                return
+            rows = conn.execute(
+                "SELECT rowid, vector, state, invalidated_at, valid_to, expires_at "
+                "FROM memories WHERE tenant_id = ? AND space_id = ? AND seq > ?",
+                (tenant_id, space_id, space.seq),
+            ).fetchall()
+            space.apply(
+                [
+                    IndexRow(
+                        rowid=r[0],
+                        vector=blob_to_vector(r[1]),
+                        alive=r[2] != "deleted",
+                        invalidated_at=r[3],
+                        valid_to=r[4],
+                        expires_at=r[5],
+                    )
+                    for r in rows
+                ]
+            )
+            space.seq = seq
+
+    def allowed_rowids(
+        self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter
+    ) -> npt.NDArray[np.int64]:
+        where, params = where_clause(tenant_id, space_ids, f)
+        rows = self.conn.execute(f"SELECT m.rowid FROM memories m WHERE {where}", params).fetchall()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    def vector_search(
+        self,
+        tenant_id: str,
+        space_id: str,
+        query: npt.NDArray[np.float32],
+        k: int,
+        f: MemoryFilter,
+    ) -> list[tuple[int, float]]:
+        self._sync_index(tenant_id, space_id)
+        assert self.index is not None
+        space = self.index.space(tenant_id, space_id)
+        allowed = self.allowed_rowids(tenant_id, [space_id], f) if f.is_narrowing() else None
+        live_at = None if f.as_of is not None or f.live_at is None else to_us(f.live_at)
+        with space.lock:
+            return space.search(query, k, live_at=live_at, allowed=allowed)
+
+    def bm25_search(
+        self, tenant_id: str, space_id: str, text: str, k: int, f: MemoryFilter
+    ) -> list[tuple[int, float]]:
+        """Keyword leg: (rowid, BM25 relevance, higher is better), best first."""
+        query = build_query(text)
+        where, params = where_clause(tenant_id, [space_id], f)
+        scored: dict[int, float] = {}
+        for table, match in (("memories_fts", query.words), ("memories_tri", query.trigrams)):
+            if not match:
+                continue
+            try:
+                rows = self.conn.execute(
+                    f"SELECT f.rowid, -bm25({table}) FROM {table} f "
+                    f"JOIN memories m ON m.rowid = f.rowid "
+                    f"WHERE {table} MATCH ? AND {where} ORDER BY bm25({table}) LIMIT ?",
+                    (match, *params, k),
+                ).fetchall()
+            except sqlite3.OperationalError as exc:
+                raise StorageError(f"full-text search failed: {exc}") from exc
+            for rowid, score in rows:
+                scored[rowid] = max(scored.get(rowid, 0.0), float(score))
+        for sub in query.substrings:
+            floor = min(scored.values(), default=1.0) * 0.5
+            for (rowid,) in self.conn.execute(
+                f"SELECT m.rowid FROM memories m WHERE {where} AND "
+                "(instr(m.content, ?) > 0 OR instr(m.l0_abstract, ?) > 0) LIMIT ?",
+                (*params, sub, sub, k),
+            ):
+                scored.setdefault(rowid, floor)
+        ranked = sorted(scored.items(), key=lambda kv: -kv[1])
+        return ranked[:k]
+
+    # ------------------------------------------------------------------ session messages
+    def add_session_messages(
+        self,
+        conn: sqlite3.Connection,
+        tenant_id: str,
+        space_id: str,
+        session_id: str,
+        agent_id: str | None,
+        messages: Sequence[tuple[str, str, str, int | None, str | None]],
+    ) -> list[bool]:
+        """Store raw messages (role, content, hash, said_at, memory_id); False marks a repeat."""
+        now = to_us(utcnow())
+        fresh = []
+        for role, content, digest, said_at, memory_id in messages:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO session_messages(tenant_id, space_id, session_id, "
+                "agent_id, role, content, msg_hash, said_at, stored_at, memory_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    tenant_id,
+                    space_id,
+                    session_id,
+                    agent_id,
+                    role,
+                    content,
+                    digest,
+                    said_at,
+                    now,
+                    memory_id,
+                ),
+            )
+            fresh.append(cursor.rowcount == 1)
+        return fresh
+
+    def session_messages(
+        self, tenant_id: str, space_id: str, session_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT session_id, agent_id, role, content, said_at, stored_at, memory_id "
+            "FROM session_messages WHERE tenant_id = ? AND space_id = ?"
+        )
+        params: list[Any] = [tenant_id, space_id]
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            params.append(session_id)
+        rows = self.conn.execute(sql + " ORDER BY id", params).fetchall()
+        keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def clear_sessions(self, conn: sqlite3.Connection, tenant_id: str, space_id: str) -> int:
+        cursor = conn.execute(
+            "DELETE FROM session_messages WHERE tenant_id = ? AND space_id = ?",
+            (tenant_id, space_id),
+        )
+        return cursor.rowcount
+
+    # ------------------------------------------------------------------ embedding cache
+    def cached_vectors(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
+        out: dict[bytes, bytes] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            out.update(
+                self.conn.execute(
+                    f"SELECT hash, vector FROM embed_cache WHERE model = ? AND hash IN ({marks})",
+                    (model, *chunk),
+                ).fetchall()
+            )
+        return out
+
+    def cache_vectors(self, model: str, items: Sequence[tuple[bytes, bytes]]) -> None:
+        if items:
+            with self.write() as conn:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO embed_cache(model, hash, vector) VALUES (?, ?, ?)",
+                    [(model, h, v) for h, v in items],
+                )
+
+
+def _split_sql(script: str) -> list[str]:
+    """Statements of a migration, keeping trigger bodies whole."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--") and not buffer:
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

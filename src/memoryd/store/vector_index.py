@@ -1,0 +1,143 @@
+"""The in-process vector index: a derived cache of the vectors stored in SQLite.
+
+One exact index per (tenant, space): a float32 matrix searched with a single
+matrix-vector product. It is rebuilt from the rows on first use after a
+start, and caught up on every search by reading the rows whose ``seq`` is
+newer than the last one seen, which is how writes by another process that
+shares the database file become visible.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+NEVER = np.iinfo(np.int64).max
+INITIAL_CAPACITY = 1024
+
+
+@dataclass
+class IndexRow:
+    rowid: int
+    vector: npt.NDArray[np.float32] | None
+    alive: bool  # False: deleted, or no vector
+    invalidated_at: int | None
+    valid_to: int | None
+    expires_at: int | None
+
+
+@dataclass
+class SpaceIndex:
+    """Exact cosine search over unit vectors of one space."""
+
+    dim: int
+    seq: int = -1
+    size: int = 0
+    rowids: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    matrix: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    # the end of each row's validity (microseconds), NEVER when open-ended
+    ends: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    position: dict[int, int] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _grow(self, need: int) -> None:
+        capacity = max(INITIAL_CAPACITY, len(self.rowids))
+        while capacity < need:
+            capacity *= 2
+        if capacity == len(self.rowids):
+            return
+        rowids = np.zeros(capacity, np.int64)
+        matrix = np.zeros((capacity, self.dim), np.float32)
+        ends = np.zeros(capacity, np.int64)
+        if self.size:
+            rowids[: self.size] = self.rowids[: self.size]
+            matrix[: self.size] = self.matrix[: self.size]
+            ends[: self.size] = self.ends[: self.size]
+        self.rowids, self.matrix, self.ends = rowids, matrix, ends
+
+    def apply(self, rows: list[IndexRow]) -> None:
+        """Upsert live rows, drop dead ones. Callers hold ``lock``."""
+        self._grow(self.size + len(rows))
+        for row in rows:
+            at = self.position.get(row.rowid)
+            if not row.alive or row.vector is None:
+                if at is not None:
+                    self._remove(at)
+                continue
+            if at is None:
+                at = self.size
+                self.size += 1
+                self.position[row.rowid] = at
+                self.rowids[at] = row.rowid
+            self.matrix[at] = row.vector
+            ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
+            self.ends[at] = min(ends) if ends else NEVER
+
+    def _remove(self, at: int) -> None:
+        last = self.size - 1
+        removed = int(self.rowids[at])
+        if at != last:
+            moved = int(self.rowids[last])
+            self.rowids[at] = moved
+            self.matrix[at] = self.matrix[last]
+            self.ends[at] = self.ends[last]
+            self.position[moved] = at
+        del self.position[removed]
+        self.size = last
+
+    def search(
+        self,
+        query: npt.NDArray[np.float32],
+        k: int,
+        live_at: int | None = None,
+        allowed: npt.NDArray[np.int64] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Top ``k`` (rowid, cosine) pairs, best first."""
+        if self.size == 0 or k <= 0:
+            return []
+        rowids = self.rowids[: self.size]
+        if allowed is not None:
+            picks = np.flatnonzero(np.isin(rowids, allowed, assume_unique=True))
+            if picks.size == 0:
+                return []
+            scores = self.matrix[picks] @ query
+            ids = rowids[picks]
+            ends = self.ends[picks]
+        else:
+            scores = self.matrix[: self.size] @ query
+            ids = rowids
+            ends = self.ends[: self.size]
+        if live_at is not None:
+            scores = np.where(ends > live_at, scores, -np.inf)
+        k = min(k, scores.size)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+
+class VectorIndex:
+    """All space indexes of one store, keyed by (tenant, space)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._spaces: dict[tuple[str, str], SpaceIndex] = {}
+        self._lock = threading.Lock()
+
+    def space(self, tenant_id: str, space_id: str) -> SpaceIndex:
+        with self._lock:
+            key = (tenant_id, space_id)
+            if key not in self._spaces:
+                self._spaces[key] = SpaceIndex(dim=self.dim)
+            return self._spaces[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._spaces.clear()
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            return {f"{t}:{s}": idx.size for (t, s), idx in self._spaces.items()}

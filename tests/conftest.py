@@ -1,0 +1,32 @@
+"""Shared fixtures: real SQLite files in temporary homes, the real bundled model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memoryd.embed.local import LocalEmbedder
+from memoryd.service import MemoryService
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalEmbedder:
+    """One loaded model for the whole run: loading it is the slow part."""
+    return LocalEmbedder()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    monkeypatch.setenv("MEMORYD_HOME", str(path))
+    monkeypatch.delenv("MEMORYD_CONFIG", raising=False)
+    return path
+
+
+@pytest.fixture
+def service(home: Path, embedder: LocalEmbedder) -> Iterator[MemoryService]:
+    svc = MemoryService(home, embedder=embedder)
+    yield svc
+    svc.close()

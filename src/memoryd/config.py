@@ -12,12 +12,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
+from pydantic import ValidationError as PydanticValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from memoryd.errors import ValidationError
 
 CONFIG_FILENAME = "config.toml"
 _HOME: ContextVar[Path | None] = ContextVar("memoryd_home", default=None)
@@ -76,11 +79,18 @@ class Settings(BaseSettings):
 
 def load_settings(home: Path | str | None = None, **overrides: Any) -> Settings:
     """Settings for ``home`` (or the default home): overrides, then env, then its file."""
-    if home is None:
-        return Settings(**overrides)
-    path = Path(home).expanduser()
+    path = None if home is None else Path(home).expanduser()
     token = _HOME.set(path)
     try:
-        return Settings(home=path, **overrides)
+        return Settings(**overrides) if path is None else Settings(home=path, **overrides)
+    except PydanticValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ValidationError(
+            f"invalid settings ({problems}); check MEMORYD_* variables and {CONFIG_FILENAME}"
+        ) from None
+    except (OSError, ValueError) as exc:  # an unreadable or malformed config.toml
+        raise ValidationError(f"cannot read the settings file: {exc}") from None
     finally:
         _HOME.reset(token)

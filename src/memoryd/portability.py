@@ -9,14 +9,21 @@ importing store's model, which is also how a store changes models.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import BaseModel, ConfigDict
+from pydantic import ValidationError as PydanticValidationError
+
 from memoryd.errors import ValidationError
-from memoryd.models import Memory, format_ts, parse_ts
+from memoryd.ingest.conversation import message_hash
+from memoryd.models import Memory, State, format_ts
 from memoryd.service import MemoryService
+from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
+from memoryd.store.sqlite import RawMessage
 
 FORMAT = "memoryd-export"
 FORMAT_VERSION = 1
@@ -56,23 +63,30 @@ def export_jsonl(service: MemoryService, out: IO[str], progress: Progress | None
     return count
 
 
-def _flush(service: MemoryService, batch: list[Memory], progress: Progress | None) -> None:
-    if not batch:
-        return
-    vectors = service.embed([m.content for m in batch])
-    service.store.insert_memories(batch, list(vectors), actor="import")
-    if progress:
-        progress(len(batch))
-    batch.clear()
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    session_id: str
+    agent_id: str | None = None
+    role: str
+    content: str
+    said_at: datetime | None = None
+    stored_at: datetime | None = None
+    memory_id: str | None = None
+
+    def raw(self) -> RawMessage:
+        return RawMessage(
+            self.role,
+            self.content,
+            message_hash(self.role, self.content),
+            to_us(self.said_at),
+            self.memory_id,
+            to_us(self.stored_at),
+        )
 
 
-def import_jsonl(
-    service: MemoryService, lines: IO[str], progress: Progress | None = None
-) -> dict[str, int]:
-    """Load an export into this service's space. Ids already present are skipped."""
-    stats = {"imported": 0, "skipped": 0, "messages": 0}
-    batch: list[Memory] = []
-    messages: list[dict[str, Any]] = []
+def _records(lines: Iterable[str]) -> Iterator[Memory | _Message]:
+    """Validated records of an export; the first bad line raises with its number."""
     seen_header = False
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -82,29 +96,62 @@ def import_jsonl(
         except json.JSONDecodeError as exc:
             raise ValidationError(f"line {number} is not JSON: {exc.msg}") from None
         kind = line.get("type") if isinstance(line, dict) else None
-        if kind == "header":
-            if line.get("format") != FORMAT or line.get("version") != FORMAT_VERSION:
-                raise ValidationError(f"line {number}: not a {FORMAT} v{FORMAT_VERSION} file")
-            seen_header = True
-        elif not seen_header:
-            raise ValidationError(f"line {number}: the file has no {FORMAT} header")
-        elif kind == "memory":
-            try:
-                memory = Memory.model_validate(line["memory"])
-            except (KeyError, ValueError) as exc:
-                raise ValidationError(f"line {number}: invalid memory: {exc}") from None
-            if service.store.get(service.tenant_id, [service.space_id], memory.id) is not None:
-                stats["skipped"] += 1
+        try:
+            if kind == "header":
+                if line.get("format") != FORMAT or line.get("version") != FORMAT_VERSION:
+                    raise ValidationError(f"line {number}: not a {FORMAT} v{FORMAT_VERSION} file")
+                seen_header = True
                 continue
-            memory.tenant_id, memory.space_id = service.tenant_id, service.space_id
-            batch.append(memory)
-            stats["imported"] += 1
-            if len(batch) >= BATCH:
-                _flush(service, batch, progress)
-        elif kind == "message":
-            messages.append(line)
-        else:
-            raise ValidationError(f"line {number}: unknown record type {kind!r}")
+            if not seen_header:
+                raise ValidationError(f"line {number}: the file has no {FORMAT} header")
+            if kind == "memory":
+                yield Memory.model_validate(line["memory"])
+            elif kind == "message":
+                yield _Message.model_validate(line)
+            else:
+                raise ValidationError(f"line {number}: unknown record type {kind!r}")
+        except (KeyError, TypeError, PydanticValidationError) as exc:
+            raise ValidationError(f"line {number}: invalid {kind} record: {exc}") from None
+
+
+def import_jsonl(
+    service: MemoryService, lines: IO[str], progress: Progress | None = None
+) -> dict[str, int]:
+    """Load an export into this service's space.
+
+    The whole file is validated before anything is written, so a bad line
+    imports nothing. Ids already present are skipped; a memory whose ``key``
+    is held here by another memory is skipped too and counted in
+    ``key_conflicts`` (its slot already has a value in this store).
+    """
+    for _ in _records(lines):
+        pass
+    lines.seek(0)
+    stats = {"imported": 0, "skipped": 0, "key_conflicts": 0, "messages": 0}
+    batch: list[Memory] = []
+    messages: list[_Message] = []
+    keys_here: set[str] = set()
+    for record in _records(lines):
+        if isinstance(record, _Message):
+            messages.append(record)
+            continue
+        store = service.store
+        if store.get(service.tenant_id, [service.space_id], record.id) is not None:
+            stats["skipped"] += 1
+            continue
+        if record.key and record.state is not State.DELETED:
+            taken = record.key in keys_here or store.count(
+                service.tenant_id, [service.space_id], MemoryFilter(key=record.key)
+            )
+            if taken:
+                stats["key_conflicts"] += 1
+                continue
+            keys_here.add(record.key)
+        record.tenant_id, record.space_id = service.tenant_id, service.space_id
+        batch.append(record)
+        stats["imported"] += 1
+        if len(batch) >= BATCH:
+            _flush(service, batch, progress)
     _flush(service, batch, progress)
     if messages:
         with service.store.write() as conn:
@@ -113,26 +160,22 @@ def import_jsonl(
                     conn,
                     service.tenant_id,
                     service.space_id,
-                    m["session_id"],
-                    m["agent_id"],
-                    [
-                        (
-                            m["role"],
-                            m["content"],
-                            _digest(m),
-                            to_us(parse_ts(m["said_at"])),
-                            m["memory_id"],
-                        )
-                    ],
+                    m.session_id,
+                    m.agent_id,
+                    [m.raw()],
                 )
                 stats["messages"] += sum(fresh)
     return stats
 
 
-def _digest(message: dict[str, Any]) -> str:
-    from memoryd.ingest.conversation import message_hash
-
-    return message_hash(message["role"], message["content"])
+def _flush(service: MemoryService, batch: list[Memory], progress: Progress | None) -> None:
+    if not batch:
+        return
+    vectors = service.embed([m.content for m in batch])
+    service.store.insert_memories(batch, list(vectors), actor="import")
+    if progress:
+        progress(len(batch))
+    batch.clear()
 
 
 def reindex(service: MemoryService, progress: Progress | None = None) -> int:

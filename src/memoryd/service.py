@@ -49,6 +49,7 @@ from memoryd.retrieve.config import DEFAULT_LIMIT
 from memoryd.retrieve.cross_encoder import create_cross_encoder
 from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore
 from memoryd.store.rows import to_us
+from memoryd.store.sqlite import RawMessage
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +181,7 @@ class MemoryService:
                 continue
             if name == "content":
                 changes["content"] = changes["l2_content"] = check_content(value)
-                vector = self.embed([value])[0]
+                vector = self.embed([changes["content"]])[0]
             elif name == "state":
                 changes["state"] = parse_enum(State, value)
             elif name == "category":
@@ -387,7 +388,7 @@ class MemoryService:
                 session_id,
                 agent_id,
                 [
-                    (t.role, t.content, t.digest, to_us(t.said_at), m.id)
+                    RawMessage(t.role, t.content, t.digest, to_us(t.said_at), m.id)
                     for t, m in zip(turns, memories, strict=True)
                 ],
             )

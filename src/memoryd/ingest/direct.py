@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from memoryd.errors import ValidationError
+from memoryd.ingest.privacy import redact
 from memoryd.models import Category, Memory, MemoryType, State, Tier, utcnow
 
 E = TypeVar("E", Category, MemoryType, State, Tier)
@@ -41,7 +42,10 @@ def check_content(content: Any) -> str:
         raise ValidationError("content cannot be empty")
     if len(content) > MAX_CONTENT_CHARS:
         raise ValidationError(f"content is longer than {MAX_CONTENT_CHARS} characters")
-    return content
+    public = redact(content)
+    if public is None:
+        raise ValidationError("content is entirely <private>: nothing to remember")
+    return public
 
 
 def check_id(memory_id: Any) -> str:
@@ -55,6 +59,8 @@ def check_id(memory_id: Any) -> str:
 def check_unit(name: str, value: float | None, default: float) -> float:
     if value is None:
         return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(f"{name} must be a number between 0 and 1, got {value!r}")
     if not 0.0 <= float(value) <= 1.0:
         raise ValidationError(f"{name} must be between 0 and 1, got {value}")
     return float(value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-PRIVATE_BLOCK = re.compile(r"<private>.*?(?:</private>|$)", re.IGNORECASE | re.DOTALL)
+PRIVATE_BLOCK = re.compile(r"<private\b[^>]*>.*?(?:</private\s*>|$)", re.IGNORECASE | re.DOTALL)
 REDACTED = "[REDACTED]"
 
 

@@ -130,10 +130,16 @@ def cross_encoder_rerank(
         return candidates
     try:
         scores = reranker.rerank(query, [c.mem.content for c in candidates])
-    except (httpx.HTTPError, KeyError, ValueError, TypeError, IndexError) as exc:
+        if len(scores) != len(candidates):
+            raise ValueError(f"{len(scores)} scores for {len(candidates)} documents")
+        blended = [
+            config.rerank_weight * float(s) + (1 - config.rerank_weight) * c.score
+            for c, s in zip(candidates, scores, strict=True)
+        ]
+    except Exception as exc:  # the seed's contract: any rerank failure keeps the ranking
         log.warning("rerank failed, keeping the original scores: %s", exc)
         return candidates
-    for c, rerank_score in zip(candidates, scores, strict=True):
+    for c, score in zip(candidates, blended, strict=True):
         c.pre_rerank_score = c.score
-        c.score = config.rerank_weight * rerank_score + (1 - config.rerank_weight) * c.score
+        c.score = score
     return candidates

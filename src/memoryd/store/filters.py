@@ -129,5 +129,6 @@ def where_clause(
         parts.append("(m.invalidated_at IS NULL OR m.invalidated_at > ?)")
         parts.append("(m.valid_to IS NULL OR m.valid_to > ?)")
         parts.append("(m.expires_at IS NULL OR m.expires_at > ?)")
-        params += [at, at, at]
+        parts.append("(m.valid_from IS NULL OR m.valid_from <= ?)")
+        params += [at, at, at, at]
     return " AND ".join(parts), params

@@ -7,14 +7,17 @@ Each thread gets its own connection; several processes may share the file.
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,9 +37,25 @@ from memoryd.store.rows import (
 )
 from memoryd.store.vector_index import IndexRow, VectorIndex
 
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+
 DB_FILENAME = "memoryd.db"
 BUSY_TIMEOUT_MS = 30_000
-SORT_COLUMNS = {"created_at", "updated_at", "importance", "access_count"}
+SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    """One message as said, before anything smart happens (times in microseconds)."""
+
+    role: str
+    content: str
+    digest: str
+    said_at: int | None = None
+    memory_id: str | None = None
+    stored_at: int | None = None
 
 
 class SQLiteStore:
@@ -59,7 +78,6 @@ class SQLiteStore:
                 check_same_thread=False,
             )
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
@@ -97,7 +115,7 @@ class SQLiteStore:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            _end(conn, "ROLLBACK")
             raise
         else:
             conn.execute("COMMIT")
@@ -109,7 +127,10 @@ class SQLiteStore:
         conn.execute("BEGIN")
         try:
             yield conn
-        finally:
+        except BaseException:
+            _end(conn, "ROLLBACK")
+            raise
+        else:
             conn.execute("COMMIT")
 
     def _migrate(self) -> None:
@@ -122,6 +143,15 @@ class SQLiteStore:
             key=lambda p: p.name,
         )
         try:
+            conn = self.conn
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+            if current == 0 and tables > 0:
+                raise StorageError(
+                    f"{self.path} is an SQLite database of another program; memoryd will "
+                    "not touch it (point MEMORYD_HOME at another directory)"
+                )
+            conn.execute("PRAGMA journal_mode = WAL")
             with self.write() as conn:
                 current = conn.execute("PRAGMA user_version").fetchone()[0]
                 for number, script in enumerate(migrations, start=1):
@@ -443,7 +473,7 @@ class SQLiteStore:
             if seq == space.seq:
                 return
             rows = conn.execute(
-                "SELECT rowid, vector, state, invalidated_at, valid_to, expires_at "
+                "SELECT rowid, vector, state, invalidated_at, valid_to, expires_at, valid_from "
                 "FROM memories WHERE tenant_id = ? AND space_id = ? AND seq > ?",
                 (tenant_id, space_id, space.seq),
             ).fetchall()
@@ -456,6 +486,7 @@ class SQLiteStore:
                         invalidated_at=r[3],
                         valid_to=r[4],
                         expires_at=r[5],
+                        valid_from=r[6],
                     )
                     for r in rows
                 ]
@@ -525,12 +556,12 @@ class SQLiteStore:
         space_id: str,
         session_id: str,
         agent_id: str | None,
-        messages: Sequence[tuple[str, str, str, int | None, str | None]],
+        messages: Sequence[RawMessage],
     ) -> list[bool]:
-        """Store raw messages (role, content, hash, said_at, memory_id); False marks a repeat."""
+        """Store raw messages; False marks a repeat already in the session."""
         now = to_us(utcnow())
         fresh = []
-        for role, content, digest, said_at, memory_id in messages:
+        for m in messages:
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO session_messages(tenant_id, space_id, session_id, "
                 "agent_id, role, content, msg_hash, said_at, stored_at, memory_id) "
@@ -540,12 +571,12 @@ class SQLiteStore:
                     space_id,
                     session_id,
                     agent_id,
-                    role,
-                    content,
-                    digest,
-                    said_at,
-                    now,
-                    memory_id,
+                    m.role,
+                    m.content,
+                    m.digest,
+                    m.said_at,
+                    m.stored_at if m.stored_at is not None else now,
+                    m.memory_id,
                 ),
             )
             fresh.append(cursor.rowcount == 1)
@@ -594,6 +625,37 @@ class SQLiteStore:
                     "INSERT OR IGNORE INTO embed_cache(model, hash, vector) VALUES (?, ?, ?)",
                     [(model, h, v) for h, v in items],
                 )
+
+
+def _end(conn: sqlite3.Connection, statement: str) -> None:
+    """End a transaction that already failed; a second failure must not hide the first."""
+    try:
+        conn.execute(statement)
+    except sqlite3.DatabaseError as exc:
+        log.warning("%s failed after an error: %s", statement, exc)
+
+
+def _storage_errors(method: Callable[P, R]) -> Callable[P, R]:
+    """SQLite's own errors leave the store as StorageError, naming the file."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            store = args[0]
+            path = getattr(store, "path", "the database")
+            raise StorageError(
+                f"{path}: {exc} (if the file is damaged, restore it from an export "
+                "or move it aside)"
+            ) from exc
+
+    return wrapper
+
+
+for _name, _member in list(vars(SQLiteStore).items()):
+    if callable(_member) and not _name.startswith("_") and _name not in ("write", "read"):
+        setattr(SQLiteStore, _name, _storage_errors(_member))
 
 
 def _split_sql(script: str) -> list[str]:

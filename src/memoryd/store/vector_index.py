@@ -28,6 +28,7 @@ class IndexRow:
     invalidated_at: int | None
     valid_to: int | None
     expires_at: int | None
+    valid_from: int | None = None
 
 
 @dataclass
@@ -41,6 +42,8 @@ class SpaceIndex:
     matrix: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     # the end of each row's validity (microseconds), NEVER when open-ended
     ends: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    # the start of each row's validity, -NEVER when it always held
+    starts: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     position: dict[int, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -53,11 +56,13 @@ class SpaceIndex:
         rowids = np.zeros(capacity, np.int64)
         matrix = np.zeros((capacity, self.dim), np.float32)
         ends = np.zeros(capacity, np.int64)
+        starts = np.zeros(capacity, np.int64)
         if self.size:
             rowids[: self.size] = self.rowids[: self.size]
             matrix[: self.size] = self.matrix[: self.size]
             ends[: self.size] = self.ends[: self.size]
-        self.rowids, self.matrix, self.ends = rowids, matrix, ends
+            starts[: self.size] = self.starts[: self.size]
+        self.rowids, self.matrix, self.ends, self.starts = rowids, matrix, ends, starts
 
     def apply(self, rows: list[IndexRow]) -> None:
         """Upsert live rows, drop dead ones. Callers hold ``lock``."""
@@ -76,6 +81,7 @@ class SpaceIndex:
             self.matrix[at] = row.vector
             ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
             self.ends[at] = min(ends) if ends else NEVER
+            self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
 
     def _remove(self, at: int) -> None:
         last = self.size - 1
@@ -85,6 +91,7 @@ class SpaceIndex:
             self.rowids[at] = moved
             self.matrix[at] = self.matrix[last]
             self.ends[at] = self.ends[last]
+            self.starts[at] = self.starts[last]
             self.position[moved] = at
         del self.position[removed]
         self.size = last
@@ -106,13 +113,13 @@ class SpaceIndex:
                 return []
             scores = self.matrix[picks] @ query
             ids = rowids[picks]
-            ends = self.ends[picks]
+            ends, starts = self.ends[picks], self.starts[picks]
         else:
             scores = self.matrix[: self.size] @ query
             ids = rowids
-            ends = self.ends[: self.size]
+            ends, starts = self.ends[: self.size], self.starts[: self.size]
         if live_at is not None:
-            scores = np.where(ends > live_at, scores, -np.inf)
+            scores = np.where((ends > live_at) & (starts <= live_at), scores, -np.inf)
         k = min(k, scores.size)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]

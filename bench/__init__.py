@@ -1,0 +1,1 @@
+"""Retrieval and speed benchmarks for memoryd (protocol: BENCHMARKS.md)."""

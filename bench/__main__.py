@@ -1,0 +1,99 @@
+"""``python -m bench longmemeval|locomo|speed``: the commands of BENCHMARKS.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bench.common import SHARED_DATA, bench_embedder, git_commit, machine, write_report
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="memoryd retrieval and speed benchmarks.")
+console = Console()
+REPORTS = Path("bench/reports")
+
+
+def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    report["config"]["embedding_model"] = report["config"].get("embedding_model") or \
+        "all-MiniLM-L6-v2-onnx-int8"
+    write_report(out, report)
+    table = Table(title=f"{report['benchmark']}: {report['questions']} questions, "
+                        f"{report['wall_s']} s, {report['cores']} cores")
+    table.add_column("metric")
+    table.add_column("memoryd", justify="right")
+    for name in report.get("baselines", {}):
+        table.add_column(name, justify="right")
+    for key in keys:
+        row = [key, f"{report['metrics'][key]:.3f}"]
+        row += [f"{b[key]:.3f}" for b in report.get("baselines", {}).values()]
+        table.add_row(*row)
+    console.print(table)
+    if "by_type" in report["metrics"]:
+        types = Table(title="R@5_any by question type")
+        types.add_column("type")
+        types.add_column("n", justify="right")
+        types.add_column("memoryd", justify="right")
+        for name in report.get("baselines", {}):
+            types.add_column(name, justify="right")
+        for t, v in report["metrics"]["by_type"].items():
+            row = [t, str(v["n"]), f"{v['R@5_any']:.3f}"]
+            row += [f"{b['by_type'][t]['R@5_any']:.3f}" for b in report["baselines"].values()]
+            types.add_row(*row)
+        console.print(types)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def longmemeval(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] =
+        SHARED_DATA / "longmemeval_s_dev.json.gz",
+    limit: Annotated[int | None, typer.Option(help="First N questions only.")] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "longmemeval.json",
+    baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
+) -> None:
+    """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
+    from bench import longmemeval as lme
+
+    report = lme.run(path, limit, bench_embedder(), baselines=baselines)
+    _finish(report, out, ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"])
+
+
+@app.command()
+def locomo(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] =
+        SHARED_DATA / "locomo_dev.json",
+    limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "locomo.json",
+    baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
+) -> None:
+    """LoCoMo, turn level: recall@5/@10 of evidence turns, session R@5 (any)."""
+    from bench import locomo as lc
+
+    report = lc.run(path, limit, bench_embedder(), baselines=baselines)
+    _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
+
+
+@app.command()
+def speed(
+    sizes: Annotated[str, typer.Option(help="Comma-separated store sizes.")] =
+        "1000,10000,100000",
+    queries: Annotated[int, typer.Option(help="Searches per size.")] = 200,
+    out: Annotated[Path, typer.Option()] = REPORTS / "speed.json",
+) -> None:
+    """Ingest throughput, search latency p50/p95/p99, peak RSS and disk per size."""
+    from bench import speed as sp
+
+    report = sp.run([int(s) for s in sizes.split(",") if s.strip()], queries)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    sp.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+if __name__ == "__main__":
+    app()

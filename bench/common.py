@@ -1,0 +1,124 @@
+"""What every benchmark shares: a persistent embedding cache, metrics, the report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import sqlite3
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memoryd.embed import Embedder, Vectors
+from memoryd.embed.local import LocalEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+CACHE_DIR = Path(os.environ.get("MEMORYD_BENCH_CACHE", ROOT / "bench" / "reports" / "cache"))
+
+
+class CachedEmbedder(Embedder):
+    """Wraps a model with an on-disk cache shared by every question of a run.
+
+    LongMemEval re-ingests the same haystack sessions for many questions; the
+    vectors do not change, so they are computed once per machine. The store's
+    own cache is per home, and each question starts from an empty home.
+    """
+
+    def __init__(self, inner: Embedder, path: Path | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        path = path or CACHE_DIR / f"{inner.name}.sqlite"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS v (h BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID"
+        )
+        self.computed = 0
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        keys = [hashlib.sha256(t.encode()).digest() for t in texts]
+        found: dict[bytes, bytes] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(self._db.execute(f"SELECT h, vec FROM v WHERE h IN ({marks})", chunk))
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+        if missing:
+            vectors = self.inner.embed(list(missing.values()))
+            self.computed += len(missing)
+            rows = [(k, v.tobytes()) for k, v in zip(missing, vectors, strict=True)]
+            with self._db:
+                self._db.executemany("INSERT OR IGNORE INTO v VALUES (?, ?)", rows)
+            found.update(rows)
+        return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
+
+
+def bench_embedder() -> CachedEmbedder:
+    return CachedEmbedder(LocalEmbedder())
+
+
+def dcg(relevances: Sequence[int]) -> float:
+    return sum(rel / math.log2(i + 2) for i, rel in enumerate(relevances))
+
+
+def ndcg_at(ranked: Sequence[str], relevant: set[str], k: int) -> float:
+    gains = [1 if r in relevant else 0 for r in ranked[:k]]
+    ideal = dcg([1] * min(len(relevant), k))
+    return dcg(gains) / ideal if ideal else 0.0
+
+
+def rank_groups(ids: Sequence[str | None]) -> list[str]:
+    """Distinct groups in order of their best-ranked member (a session's rank is its best)."""
+    return list(dict.fromkeys(i for i in ids if i is not None))
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                             capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        return out.stdout.strip() + ("-dirty" if dirty.strip() else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return {k: plain(v) for k, v in asdict(value).items()}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def write_report(out: Path, report: dict[str, Any]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(plain(report), indent=2, ensure_ascii=False) + "\n")
+
+
+def machine() -> dict[str, Any]:
+    return {"cores": os.cpu_count(), "python": platform.python_version(),
+            "machine": platform.machine()}
+
+
+class Timer:
+    def __enter__(self) -> Timer:
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self.start

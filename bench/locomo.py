@@ -1,0 +1,160 @@
+"""LoCoMo, turn level (BENCHMARKS.md): are the evidence turns in the top k?
+
+Each conversation is ingested turn by turn through the product's ingest
+path, each turn with its session's date and its speaker as the role; then
+every QA item of category 1–4 with resolvable evidence is searched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from bench.baselines import Baselines
+from bench.common import CachedEmbedder, Timer, rank_groups
+from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.service import MemoryService
+
+KS = (5, 10)
+CATEGORIES = {1, 2, 3, 4}
+SEARCH_LIMIT = 50
+BASELINE_DEPTH = 200
+_EVIDENCE_SPLIT = re.compile(r"[\s;]+")
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        data: list[dict[str, Any]] = json.load(fh)
+    return data
+
+
+def parse_date(text: str) -> datetime:
+    """``1:56 pm on 8 May, 2023`` → a datetime."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+
+
+def sessions(conversation: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, Any]]]]:
+    out = []
+    for key, turns in conversation.items():
+        match = re.fullmatch(r"session_(\d+)", key)
+        if match and isinstance(turns, list):
+            number = int(match.group(1))
+            out.append((number, parse_date(conversation[f"{key}_date_time"]), turns))
+    return sorted(out, key=lambda s: s[0])
+
+
+def turn_text(turn: dict[str, Any]) -> str:
+    """What was said; a shared photo is part of what was said, by its caption."""
+    text = str(turn.get("text", ""))
+    if turn.get("blip_caption"):
+        text += f" [shares a photo: {turn['blip_caption']}]"
+    return text
+
+
+def evidence_ids(item: dict[str, Any], known: set[str]) -> list[str]:
+    ids: list[str] = []
+    for raw in item.get("evidence", []):
+        ids += [e for e in _EVIDENCE_SPLIT.split(str(raw)) if e in known]
+    return list(dict.fromkeys(ids))
+
+
+def session_of(dia_id: str) -> str:
+    return dia_id.split(":")[0]
+
+
+def score(ranked_turns: list[str], evidence: list[str]) -> dict[str, float]:
+    out = {f"recall@{k}": len(set(ranked_turns[:k]) & set(evidence)) / len(evidence)
+           for k in KS}
+    top_sessions = rank_groups([session_of(t) for t in ranked_turns])[:5]
+    out["session_R@5_any"] = float(any(session_of(e) in top_sessions for e in evidence))
+    return out
+
+
+def run_conversation(sample: dict[str, Any], embedder: CachedEmbedder, config: SearchConfig,
+                     baselines: bool) -> list[dict[str, Any]]:
+    conv = sample["conversation"]
+    dia_of_memory: dict[str, str] = {}
+    texts, dia_ids = [], []
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="memoryd-locomo-") as home:
+        svc = MemoryService(home, embedder=embedder)
+        try:
+            for number, date, turns in sessions(conv):
+                for turn in turns:
+                    text = turn_text(turn)
+                    if not text.strip():
+                        continue
+                    result = svc.ingest([{"role": turn["speaker"], "content": text}],
+                                        session_id=f"{sample['sample_id']}-s{number}",
+                                        dates=date)
+                    for memory_id in result.memory_ids:
+                        dia_of_memory[memory_id] = turn["dia_id"]
+                    texts.append(text)
+                    dia_ids.append(turn["dia_id"])
+            known = set(dia_ids)
+            base = Baselines(embedder, texts, dia_ids) if baselines else None
+            for item in sample["qa"]:
+                evidence = evidence_ids(item, known)
+                if item.get("category") not in CATEGORIES or not evidence:
+                    continue
+                response = svc.search(item["question"], limit=SEARCH_LIMIT, config=config,
+                                      touch=False)
+                ranked = rank_groups([dia_of_memory.get(r.memory.id) for r in response.results])
+                row: dict[str, Any] = {"conversation": sample["sample_id"],
+                                       "question": item["question"],
+                                       "category": item["category"], "evidence": evidence,
+                                       "top10": ranked[:10], **score(ranked, evidence)}
+                if base is not None:
+                    row["bm25"] = score(rank_groups(base.bm25(item["question"],
+                                                              BASELINE_DEPTH)), evidence)
+                    row["dense"] = score(rank_groups(base.dense(item["question"],
+                                                                BASELINE_DEPTH)), evidence)
+                rows.append(row)
+        finally:
+            svc.close()
+    return rows
+
+
+def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
+    def mean(values: list[float]) -> float:
+        return round(sum(values) / len(values), 4) if values else 0.0
+
+    pick = (lambda r: r) if key is None else (lambda r: r[key])
+    names = [f"recall@{k}" for k in KS] + ["session_R@5_any"]
+    metrics: dict[str, Any] = {n: mean([pick(r)[n] for r in rows]) for n in names}
+    by_cat: dict[int, list[float]] = defaultdict(list)
+    for r in rows:
+        by_cat[r["category"]].append(pick(r)["recall@10"])
+    metrics["by_category"] = {str(c): {"recall@10": mean(v), "n": len(v)}
+                              for c, v in sorted(by_cat.items())}
+    return metrics
+
+
+def run(path: Path, limit: int | None, embedder: CachedEmbedder,
+        config: SearchConfig = DEFAULT_RECIPE, baselines: bool = True) -> dict[str, Any]:
+    samples = load(path)[:limit] if limit else load(path)
+    rows: list[dict[str, Any]] = []
+    with Timer() as timer, Progress() as bar:
+        task = bar.add_task("locomo", total=len(samples))
+        for sample in samples:
+            rows += run_conversation(sample, embedder, config, baselines)
+            bar.advance(task)
+    return {
+        "benchmark": "locomo_turn",
+        "data": str(path),
+        "questions": len(rows),
+        "metrics": aggregate(rows),
+        "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
+        "config": {"ingest": "raw turns, speaker as role, each with its session date "
+                             "(MemoryService.ingest mode=raw)",
+                   "search_limit": SEARCH_LIMIT, "recipe": config},
+        "per_question": rows,
+        "wall_s": round(timer.seconds, 1),
+    }

@@ -1,0 +1,124 @@
+"""LongMemEval_S, session level (BENCHMARKS.md): does the answer session come back?
+
+For each question (abstention ones excepted) an empty store ingests the
+question's haystack sessions, in order, each with its date and id, through
+the product's own ingest path; then it searches with the question, the
+question's date as "now". Sessions rank by their best result.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tempfile
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from bench.baselines import Baselines
+from bench.common import CachedEmbedder, Timer, ndcg_at, rank_groups
+from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.service import MemoryService
+
+KS = (5, 10)
+SEARCH_LIMIT = 50  # results to fetch so that at least 10 sessions are ranked
+BASELINE_DEPTH = 200
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+        data: list[dict[str, Any]] = json.load(fh)
+    return [q for q in data if not str(q["question_id"]).endswith("_abs")]
+
+
+def parse_date(text: str) -> datetime:
+    """``2023/05/20 (Sat) 02:21`` → a datetime (UTC)."""
+    day, _, clock = text.partition(")")
+    return datetime.strptime(f"{day.split(' (')[0]} {clock.strip()}", "%Y/%m/%d %H:%M")
+
+
+def score(ranked: list[str], answers: set[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for k in KS:
+        top = set(ranked[:k])
+        out[f"R@{k}_any"] = float(bool(top & answers))
+        out[f"R@{k}_all"] = float(answers <= top)
+    out["NDCG@10"] = ndcg_at(ranked, answers, 10)
+    return out
+
+
+def run_question(q: dict[str, Any], embedder: CachedEmbedder, config: SearchConfig,
+                 baselines: bool) -> dict[str, Any]:
+    answers = set(q["answer_session_ids"])
+    with tempfile.TemporaryDirectory(prefix="memoryd-lme-") as home:
+        svc = MemoryService(home, embedder=embedder)
+        try:
+            for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"],
+                                          q["haystack_sessions"], strict=True):
+                messages = [{"role": m["role"], "content": m["content"]} for m in session
+                            if m.get("content", "").strip()]
+                if messages:
+                    svc.ingest(messages, session_id=sid, dates=parse_date(date))
+            response = svc.search(q["question"], limit=SEARCH_LIMIT,
+                                  now=parse_date(q["question_date"]), config=config,
+                                  touch=False)
+        finally:
+            svc.close()
+    ranked = rank_groups([r.memory.session_id for r in response.results])
+    row: dict[str, Any] = {"question_id": q["question_id"], "type": q["question_type"],
+                           "answers": sorted(answers), "top10": ranked[:10],
+                           **score(ranked, answers)}
+    if baselines:
+        texts, groups = [], []
+        for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"], strict=True):
+            for m in session:
+                if m.get("content", "").strip():
+                    texts.append(m["content"])
+                    groups.append(sid)
+        base = Baselines(embedder, texts, groups)
+        for name, ranking in (("bm25", base.bm25(q["question"], BASELINE_DEPTH)),
+                              ("dense", base.dense(q["question"], BASELINE_DEPTH))):
+            row[name] = score(rank_groups(ranking), answers)
+    return row
+
+
+def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
+    def mean(values: list[float]) -> float:
+        return round(sum(values) / len(values), 4) if values else 0.0
+
+    pick = (lambda r: r) if key is None else (lambda r: r[key])
+    names = [f"R@{k}_{m}" for k in KS for m in ("any", "all")] + ["NDCG@10"]
+    metrics: dict[str, Any] = {n: mean([pick(r)[n] for r in rows]) for n in names}
+    by_type: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        by_type[r["type"]].append(pick(r)["R@5_any"])
+    metrics["by_type"] = {t: {"R@5_any": mean(v), "n": len(v)} for t, v in sorted(by_type.items())}
+    return metrics
+
+
+def run(path: Path, limit: int | None, embedder: CachedEmbedder, config: SearchConfig = DEFAULT_RECIPE,
+        baselines: bool = True) -> dict[str, Any]:
+    questions = load(path)[:limit] if limit else load(path)
+    rows: list[dict[str, Any]] = []
+    with Timer() as timer, Progress() as bar:
+        task = bar.add_task("longmemeval", total=len(questions))
+        for q in questions:
+            rows.append(run_question(q, embedder, config, baselines))
+            bar.advance(task)
+    report: dict[str, Any] = {
+        "benchmark": "longmemeval_s_session",
+        "data": str(path),
+        "questions": len(rows),
+        "metrics": aggregate(rows),
+        "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
+        "config": {"ingest": "raw turns, user and assistant, each with its session date "
+                             "(MemoryService.ingest mode=raw)",
+                   "search_limit": SEARCH_LIMIT, "now": "question_date", "recipe": config},
+        "per_question": rows,
+        "wall_s": round(timer.seconds, 1),
+    }
+    return report

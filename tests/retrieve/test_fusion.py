@@ -1,0 +1,139 @@
+"""Stage 2, RRF fusion: ``w_vec/(k + rank_vec) + w_bm25/(k + rank_bm25)``, pinned × 1.5.
+
+Every expectation is worked out by hand from the seed's formula (K=60,
+vector weight 0.7, BM25 weight 0.3, 1-based ranks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from memoryd.models import Memory, MemoryType
+from memoryd.retrieve.candidate import Candidate
+from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.retrieve.rrf_fusion import rrf_fuse
+
+REL = 1e-12
+
+
+def cand(
+    vector_rank: int | None = None,
+    bm25_rank: int | None = None,
+    memory_type: MemoryType = MemoryType.INSIGHT,
+    rowid: int = 1,
+) -> Candidate:
+    return Candidate(
+        rowid=rowid,
+        memory=Memory(content=f"memory {rowid}", memory_type=memory_type),
+        vector_rank=vector_rank,
+        bm25_rank=bm25_rank,
+    )
+
+
+def fuse_one(c: Candidate, config: SearchConfig = DEFAULT_RECIPE) -> float:
+    (out,) = rrf_fuse([c], config)
+    return out.score
+
+
+def test_seed_defaults() -> None:
+    cfg = SearchConfig()
+    assert cfg.rrf_k == 60.0
+    assert cfg.vector_weight == 0.7
+    assert cfg.bm25_weight == 0.3
+    assert cfg.pinned_boost == 1.5
+
+
+def test_both_legs_are_summed() -> None:
+    # 0.7/(60+1) + 0.3/(60+2) = 0.0114754098... + 0.0048387096... = 0.0163141195...
+    assert fuse_one(cand(vector_rank=1, bm25_rank=2)) == pytest.approx(0.01631411951348, rel=REL)
+
+
+def test_both_legs_deeper_ranks() -> None:
+    # 0.7/(60+3) + 0.3/(60+5) = 0.0111111111... + 0.0046153846... = 0.0157264957...
+    assert fuse_one(cand(vector_rank=3, bm25_rank=5)) == pytest.approx(0.01572649572650, rel=REL)
+
+
+def test_vector_leg_only() -> None:
+    # 0.7/(60+1) = 0.0114754098...
+    assert fuse_one(cand(vector_rank=1)) == pytest.approx(0.01147540983607, rel=REL)
+
+
+def test_bm25_leg_only() -> None:
+    # 0.3/(60+1) = 0.0049180327...
+    assert fuse_one(cand(bm25_rank=1)) == pytest.approx(0.00491803278689, rel=REL)
+
+
+def test_ranks_are_one_based() -> None:
+    # rank 1 divides by 61, not by 60: 0.7/61 = 0.011475..., whereas 0.7/60 = 0.011666...
+    score = fuse_one(cand(vector_rank=1))
+    assert score == pytest.approx(0.01147540983607, rel=REL)
+    assert score != pytest.approx(0.7 / 60, rel=1e-6)
+
+
+def test_no_leg_scores_zero() -> None:
+    assert fuse_one(cand()) == 0.0
+
+
+def test_pinned_boost_one_leg() -> None:
+    # 1.5 × 0.7/61 = 1.05/61 = 0.0172131147...
+    c = cand(vector_rank=1, memory_type=MemoryType.PINNED)
+    assert fuse_one(c) == pytest.approx(0.01721311475410, rel=REL)
+
+
+def test_pinned_boost_both_legs() -> None:
+    # 1.5 × (0.7/61 + 0.3/61) = 1.5/61 = 0.0245901639...
+    c = cand(vector_rank=1, bm25_rank=1, memory_type=MemoryType.PINNED)
+    assert fuse_one(c) == pytest.approx(0.02459016393443, rel=REL)
+
+
+@pytest.mark.parametrize("memory_type", [MemoryType.INSIGHT, MemoryType.SESSION])
+def test_unpinned_types_get_no_boost(memory_type: MemoryType) -> None:
+    # 0.7/61 + 0.3/61 = 1/61 = 0.0163934426...
+    c = cand(vector_rank=1, bm25_rank=1, memory_type=memory_type)
+    assert fuse_one(c) == pytest.approx(0.01639344262295, rel=REL)
+
+
+def test_candidate_in_both_legs_outranks_single_leg_leader() -> None:
+    # 0.7/62 + 0.3/61 = 0.0112903 + 0.0049180 = 0.0162083...
+    both = cand(vector_rank=2, bm25_rank=1, rowid=1)
+    vec_only = cand(vector_rank=1, rowid=2)  # 0.7/61 = 0.011475...
+    bm25_only = cand(bm25_rank=2, rowid=3)  # 0.3/62 = 0.004838...
+    out = rrf_fuse([vec_only, bm25_only, both], DEFAULT_RECIPE)
+    assert [c.rowid for c in out] == [2, 3, 1]  # the stage scores in place, it does not sort
+    assert both.score == pytest.approx(0.01620835536753, rel=REL)
+    assert vec_only.score == pytest.approx(0.01147540983607, rel=REL)
+    assert bm25_only.score == pytest.approx(0.00483870967742, rel=REL)
+
+
+def test_previous_score_is_overwritten() -> None:
+    c = cand(bm25_rank=1)
+    c.score = 123.0
+    # 0.3/61 = 0.0049180327...
+    assert fuse_one(c) == pytest.approx(0.00491803278689, rel=REL)
+
+
+def test_custom_weights_and_k_via_replace() -> None:
+    cfg = replace(DEFAULT_RECIPE, vector_weight=0.5, bm25_weight=0.5, rrf_k=10.0)
+    # 0.5/(10+1) + 0.5/(10+1) = 1/11 = 0.0909090909...
+    assert fuse_one(cand(vector_rank=1, bm25_rank=1), cfg) == pytest.approx(0.09090909090909)
+    # 0.5/(10+4) = 0.0357142857...
+    assert fuse_one(cand(bm25_rank=4), cfg) == pytest.approx(0.03571428571429, rel=REL)
+    # the default recipe is untouched
+    assert DEFAULT_RECIPE.vector_weight == 0.7
+
+
+def test_custom_pinned_boost_via_replace() -> None:
+    cfg = replace(DEFAULT_RECIPE, pinned_boost=2.0)
+    # 2 × 0.3/(60+2) = 0.6/62 = 0.0096774193...
+    c = cand(bm25_rank=2, memory_type=MemoryType.PINNED)
+    assert fuse_one(c, cfg) == pytest.approx(0.00967741935484, rel=REL)
+
+
+def test_zero_bm25_weight_ignores_keyword_leg() -> None:
+    cfg = replace(DEFAULT_RECIPE, bm25_weight=0.0)
+    # 0.7/62 + 0/61 = 0.0112903225...
+    assert fuse_one(cand(vector_rank=2, bm25_rank=1), cfg) == pytest.approx(
+        0.01129032258065, rel=REL
+    )

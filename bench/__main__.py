@@ -9,21 +9,27 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import SHARED_DATA, bench_embedder, git_commit, machine, write_report
+from bench.common import SHARED_DATA, WORK_DIR, bench_embedder, git_commit, machine, write_report
 
-app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="memoryd retrieval and speed benchmarks.")
+app = typer.Typer(
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="memoryd retrieval and speed benchmarks.",
+)
 console = Console()
-REPORTS = Path("bench/reports")
+REPORTS = WORK_DIR
 
 
 def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
-    report["config"]["embedding_model"] = report["config"].get("embedding_model") or \
-        "all-MiniLM-L6-v2-onnx-int8"
+    report["config"]["embedding_model"] = (
+        report["config"].get("embedding_model") or "all-MiniLM-L6-v2-onnx-int8"
+    )
     write_report(out, report)
-    table = Table(title=f"{report['benchmark']}: {report['questions']} questions, "
-                        f"{report['wall_s']} s, {report['cores']} cores")
+    table = Table(
+        title=f"{report['benchmark']}: {report['questions']} questions, "
+        f"{report['wall_s']} s, {report['cores']} cores"
+    )
     table.add_column("metric")
     table.add_column("memoryd", justify="right")
     for name in report.get("baselines", {}):
@@ -50,8 +56,8 @@ def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
 
 @app.command()
 def longmemeval(
-    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] =
-        SHARED_DATA / "longmemeval_s_dev.json.gz",
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
+    / "longmemeval_s_dev.json.gz",
     limit: Annotated[int | None, typer.Option(help="First N questions only.")] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "longmemeval.json",
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
@@ -65,8 +71,8 @@ def longmemeval(
 
 @app.command()
 def locomo(
-    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] =
-        SHARED_DATA / "locomo_dev.json",
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
+    / "locomo_dev.json",
     limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "locomo.json",
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
@@ -80,8 +86,7 @@ def locomo(
 
 @app.command()
 def speed(
-    sizes: Annotated[str, typer.Option(help="Comma-separated store sizes.")] =
-        "1000,10000,100000",
+    sizes: Annotated[str, typer.Option(help="Comma-separated store sizes.")] = "1000,10000,100000",
     queries: Annotated[int, typer.Option(help="Searches per size.")] = 200,
     out: Annotated[Path, typer.Option()] = REPORTS / "speed.json",
 ) -> None:

@@ -25,8 +25,9 @@ class Baselines:
         self.vectors = embedder.embed(list(texts))
         self.db = sqlite3.connect(":memory:")
         self.db.execute("CREATE VIRTUAL TABLE d USING fts5(text)")
-        self.db.executemany("INSERT INTO d(rowid, text) VALUES (?, ?)",
-                            [(i, t) for i, t in enumerate(texts)])
+        self.db.executemany(
+            "INSERT INTO d(rowid, text) VALUES (?, ?)", [(i, t) for i, t in enumerate(texts)]
+        )
 
     def bm25(self, query: str, k: int) -> list[str]:
         words = list(dict.fromkeys(_WORD.findall(query.lower())))

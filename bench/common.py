@@ -22,7 +22,9 @@ from memoryd.embed.local import LocalEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
-CACHE_DIR = Path(os.environ.get("MEMORYD_BENCH_CACHE", ROOT / "bench" / "reports" / "cache"))
+# where reports, the embedding cache and the speed stores go
+WORK_DIR = Path(os.environ.get("MEMORYD_BENCH_DIR", ROOT / "bench" / "reports"))
+CACHE_DIR = WORK_DIR / "cache"
 
 
 class CachedEmbedder(Embedder):
@@ -86,10 +88,20 @@ def rank_groups(ids: Sequence[str | None]) -> list[str]:
 
 def git_commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                             capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         return out.stdout.strip() + ("-dirty" if dirty.strip() else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -111,8 +123,11 @@ def write_report(out: Path, report: dict[str, Any]) -> None:
 
 
 def machine() -> dict[str, Any]:
-    return {"cores": os.cpu_count(), "python": platform.python_version(),
-            "machine": platform.machine()}
+    return {
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+    }
 
 
 class Timer:

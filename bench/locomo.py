@@ -70,15 +70,15 @@ def session_of(dia_id: str) -> str:
 
 
 def score(ranked_turns: list[str], evidence: list[str]) -> dict[str, float]:
-    out = {f"recall@{k}": len(set(ranked_turns[:k]) & set(evidence)) / len(evidence)
-           for k in KS}
+    out = {f"recall@{k}": len(set(ranked_turns[:k]) & set(evidence)) / len(evidence) for k in KS}
     top_sessions = rank_groups([session_of(t) for t in ranked_turns])[:5]
     out["session_R@5_any"] = float(any(session_of(e) in top_sessions for e in evidence))
     return out
 
 
-def run_conversation(sample: dict[str, Any], embedder: CachedEmbedder, config: SearchConfig,
-                     baselines: bool) -> list[dict[str, Any]]:
+def run_conversation(
+    sample: dict[str, Any], embedder: CachedEmbedder, config: SearchConfig, baselines: bool
+) -> list[dict[str, Any]]:
     conv = sample["conversation"]
     dia_of_memory: dict[str, str] = {}
     texts, dia_ids = [], []
@@ -91,9 +91,11 @@ def run_conversation(sample: dict[str, Any], embedder: CachedEmbedder, config: S
                     text = turn_text(turn)
                     if not text.strip():
                         continue
-                    result = svc.ingest([{"role": turn["speaker"], "content": text}],
-                                        session_id=f"{sample['sample_id']}-s{number}",
-                                        dates=date)
+                    result = svc.ingest(
+                        [{"role": turn["speaker"], "content": text}],
+                        session_id=f"{sample['sample_id']}-s{number}",
+                        dates=date,
+                    )
                     for memory_id in result.memory_ids:
                         dia_of_memory[memory_id] = turn["dia_id"]
                     texts.append(text)
@@ -104,18 +106,25 @@ def run_conversation(sample: dict[str, Any], embedder: CachedEmbedder, config: S
                 evidence = evidence_ids(item, known)
                 if item.get("category") not in CATEGORIES or not evidence:
                     continue
-                response = svc.search(item["question"], limit=SEARCH_LIMIT, config=config,
-                                      touch=False)
+                response = svc.search(
+                    item["question"], limit=SEARCH_LIMIT, config=config, touch=False
+                )
                 ranked = rank_groups([dia_of_memory.get(r.memory.id) for r in response.results])
-                row: dict[str, Any] = {"conversation": sample["sample_id"],
-                                       "question": item["question"],
-                                       "category": item["category"], "evidence": evidence,
-                                       "top10": ranked[:10], **score(ranked, evidence)}
+                row: dict[str, Any] = {
+                    "conversation": sample["sample_id"],
+                    "question": item["question"],
+                    "category": item["category"],
+                    "evidence": evidence,
+                    "top10": ranked[:10],
+                    **score(ranked, evidence),
+                }
                 if base is not None:
-                    row["bm25"] = score(rank_groups(base.bm25(item["question"],
-                                                              BASELINE_DEPTH)), evidence)
-                    row["dense"] = score(rank_groups(base.dense(item["question"],
-                                                                BASELINE_DEPTH)), evidence)
+                    row["bm25"] = score(
+                        rank_groups(base.bm25(item["question"], BASELINE_DEPTH)), evidence
+                    )
+                    row["dense"] = score(
+                        rank_groups(base.dense(item["question"], BASELINE_DEPTH)), evidence
+                    )
                 rows.append(row)
         finally:
             svc.close()
@@ -132,13 +141,19 @@ def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, A
     by_cat: dict[int, list[float]] = defaultdict(list)
     for r in rows:
         by_cat[r["category"]].append(pick(r)["recall@10"])
-    metrics["by_category"] = {str(c): {"recall@10": mean(v), "n": len(v)}
-                              for c, v in sorted(by_cat.items())}
+    metrics["by_category"] = {
+        str(c): {"recall@10": mean(v), "n": len(v)} for c, v in sorted(by_cat.items())
+    }
     return metrics
 
 
-def run(path: Path, limit: int | None, embedder: CachedEmbedder,
-        config: SearchConfig = DEFAULT_RECIPE, baselines: bool = True) -> dict[str, Any]:
+def run(
+    path: Path,
+    limit: int | None,
+    embedder: CachedEmbedder,
+    config: SearchConfig = DEFAULT_RECIPE,
+    baselines: bool = True,
+) -> dict[str, Any]:
     samples = load(path)[:limit] if limit else load(path)
     rows: list[dict[str, Any]] = []
     with Timer() as timer, Progress() as bar:
@@ -152,9 +167,12 @@ def run(path: Path, limit: int | None, embedder: CachedEmbedder,
         "questions": len(rows),
         "metrics": aggregate(rows),
         "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
-        "config": {"ingest": "raw turns, speaker as role, each with its session date "
-                             "(MemoryService.ingest mode=raw)",
-                   "search_limit": SEARCH_LIMIT, "recipe": config},
+        "config": {
+            "ingest": "raw turns, speaker as role, each with its session date "
+            "(MemoryService.ingest mode=raw)",
+            "search_limit": SEARCH_LIMIT,
+            "recipe": config,
+        },
         "per_question": rows,
         "wall_s": round(timer.seconds, 1),
     }

@@ -51,37 +51,53 @@ def score(ranked: list[str], answers: set[str]) -> dict[str, float]:
     return out
 
 
-def run_question(q: dict[str, Any], embedder: CachedEmbedder, config: SearchConfig,
-                 baselines: bool) -> dict[str, Any]:
+def run_question(
+    q: dict[str, Any], embedder: CachedEmbedder, config: SearchConfig, baselines: bool
+) -> dict[str, Any]:
     answers = set(q["answer_session_ids"])
     with tempfile.TemporaryDirectory(prefix="memoryd-lme-") as home:
         svc = MemoryService(home, embedder=embedder)
         try:
-            for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"],
-                                          q["haystack_sessions"], strict=True):
-                messages = [{"role": m["role"], "content": m["content"]} for m in session
-                            if m.get("content", "").strip()]
+            for sid, date, session in zip(
+                q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"], strict=True
+            ):
+                messages = [
+                    {"role": m["role"], "content": m["content"]}
+                    for m in session
+                    if m.get("content", "").strip()
+                ]
                 if messages:
                     svc.ingest(messages, session_id=sid, dates=parse_date(date))
-            response = svc.search(q["question"], limit=SEARCH_LIMIT,
-                                  now=parse_date(q["question_date"]), config=config,
-                                  touch=False)
+            response = svc.search(
+                q["question"],
+                limit=SEARCH_LIMIT,
+                now=parse_date(q["question_date"]),
+                config=config,
+                touch=False,
+            )
         finally:
             svc.close()
     ranked = rank_groups([r.memory.session_id for r in response.results])
-    row: dict[str, Any] = {"question_id": q["question_id"], "type": q["question_type"],
-                           "answers": sorted(answers), "top10": ranked[:10],
-                           **score(ranked, answers)}
+    row: dict[str, Any] = {
+        "question_id": q["question_id"],
+        "type": q["question_type"],
+        "answers": sorted(answers),
+        "top10": ranked[:10],
+        **score(ranked, answers),
+    }
     if baselines:
+        # the simple verbatim store of the targets: one document per session, user turns only
         texts, groups = [], []
         for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"], strict=True):
-            for m in session:
-                if m.get("content", "").strip():
-                    texts.append(m["content"])
-                    groups.append(sid)
+            user = "\n".join(m["content"] for m in session if m["role"] == "user")
+            if user.strip():
+                texts.append(user)
+                groups.append(sid)
         base = Baselines(embedder, texts, groups)
-        for name, ranking in (("bm25", base.bm25(q["question"], BASELINE_DEPTH)),
-                              ("dense", base.dense(q["question"], BASELINE_DEPTH))):
+        for name, ranking in (
+            ("bm25", base.bm25(q["question"], BASELINE_DEPTH)),
+            ("dense", base.dense(q["question"], BASELINE_DEPTH)),
+        ):
             row[name] = score(rank_groups(ranking), answers)
     return row
 
@@ -100,8 +116,13 @@ def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, A
     return metrics
 
 
-def run(path: Path, limit: int | None, embedder: CachedEmbedder, config: SearchConfig = DEFAULT_RECIPE,
-        baselines: bool = True) -> dict[str, Any]:
+def run(
+    path: Path,
+    limit: int | None,
+    embedder: CachedEmbedder,
+    config: SearchConfig = DEFAULT_RECIPE,
+    baselines: bool = True,
+) -> dict[str, Any]:
     questions = load(path)[:limit] if limit else load(path)
     rows: list[dict[str, Any]] = []
     with Timer() as timer, Progress() as bar:
@@ -115,9 +136,14 @@ def run(path: Path, limit: int | None, embedder: CachedEmbedder, config: SearchC
         "questions": len(rows),
         "metrics": aggregate(rows),
         "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
-        "config": {"ingest": "raw turns, user and assistant, each with its session date "
-                             "(MemoryService.ingest mode=raw)",
-                   "search_limit": SEARCH_LIMIT, "now": "question_date", "recipe": config},
+        "baseline_documents": "one per session: its user turns joined",
+        "config": {
+            "ingest": "raw turns, user and assistant, each with its session date "
+            "(MemoryService.ingest mode=raw)",
+            "search_limit": SEARCH_LIMIT,
+            "now": "question_date",
+            "recipe": config,
+        },
         "per_question": rows,
         "wall_s": round(timer.seconds, 1),
     }

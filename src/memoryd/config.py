@@ -52,7 +52,7 @@ class Settings(BaseSettings):
     embed_base_url: str = "https://api.openai.com/v1"
     embed_api_key: str = ""
     embed_dimensions: int | None = None
-    embed_batch_size: int = 32
+    embed_batch_size: int = 8
 
     # cross-encoder rerank (stage 6); empty provider skips the stage
     rerank_provider: Literal["", "jina", "voyage", "cohere", "pinecone"] = ""

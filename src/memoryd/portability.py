@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
-from memoryd.ingest.conversation import message_hash
-from memoryd.models import Memory, State, format_ts
+from memoryd.ingest.conversation import embedding_text, message_hash
+from memoryd.models import Memory, MemoryType, State, format_ts
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
@@ -171,7 +171,7 @@ def import_jsonl(
 def _flush(service: MemoryService, batch: list[Memory], progress: Progress | None) -> None:
     if not batch:
         return
-    vectors = service.embed([m.content for m in batch])
+    vectors = service.embed([embedding_text(m) for m in batch])
     service.store.insert_memories(batch, list(vectors), actor="import")
     if progress:
         progress(len(batch))
@@ -184,10 +184,15 @@ def reindex(service: MemoryService, progress: Progress | None = None) -> int:
 
     embedder = service._embedder or create_embedder(service.settings)
     store = service.store
-    rows = store.conn.execute("SELECT rowid, content FROM memories ORDER BY rowid").fetchall()
+    rows = [
+        (rowid, Memory.model_construct(content=c, l1_overview=l1, memory_type=MemoryType(t)))
+        for rowid, c, l1, t in store.conn.execute(
+            "SELECT rowid, content, l1_overview, memory_type FROM memories ORDER BY rowid"
+        )
+    ]
     for start in range(0, len(rows), BATCH):
         chunk = rows[start : start + BATCH]
-        vectors = embedder.embed([content for _, content in chunk])
+        vectors = embedder.embed([embedding_text(m) for _, m in chunk])
         with store.write() as conn:
             seq = store._bump_seq(conn)
             conn.executemany(

@@ -22,7 +22,12 @@ import numpy.typing as npt
 from memoryd.config import Settings, load_settings
 from memoryd.embed import Embedder, content_hash, create_embedder
 from memoryd.errors import NotFoundError, StorageError, ValidationError
-from memoryd.ingest.conversation import parse_messages, turn_memory
+from memoryd.ingest.conversation import (
+    embedding_text,
+    link_context,
+    parse_messages,
+    turn_memory,
+)
 from memoryd.ingest.direct import (
     build_direct_memory,
     check_content,
@@ -91,7 +96,9 @@ class MemoryService:
             if self._embedder is None:
                 self._embedder = create_embedder(self.settings)
             if self.store.index is None:
-                self.store.bind_embedding_model(self._embedder.name, self._embedder.dim)
+                self.store.bind_embedding_model(
+                    self._embedder.name, self._embedder.dim, self.settings.hnsw_threshold
+                )
             return self._embedder
 
     @property
@@ -181,7 +188,6 @@ class MemoryService:
                 continue
             if name == "content":
                 changes["content"] = changes["l2_content"] = check_content(value)
-                vector = self.embed([changes["content"]])[0]
             elif name == "state":
                 changes["state"] = parse_enum(State, value)
             elif name == "category":
@@ -210,6 +216,9 @@ class MemoryService:
                 changes[name] = value
             else:
                 raise ValidationError(f"field {name!r} cannot be updated")
+        if "content" in changes:
+            current = self.get(memory_id)
+            vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
         action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
         return self.store.update_memory(
             self.tenant_id, [self.space_id], memory_id, changes, vector=vector, action=action
@@ -379,7 +388,10 @@ class MemoryService:
             )
             for t in turns
         ]
-        vectors = self.embed([m.content for m in memories])
+        link_context(
+            memories, self.store.last_session_line(self.tenant_id, self.space_id, session_id)
+        )
+        vectors = self.embed([embedding_text(m) for m in memories])
         with self.store.write() as conn:
             fresh = self.store.add_session_messages(
                 conn,

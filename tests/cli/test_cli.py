@@ -18,7 +18,7 @@ import pytest
 
 STAGES = [
     "parallel_search",
-    "rrf_fusion",
+    "convex_fusion",
     "rrf_normalize",
     "min_score_filter",
     "topk_cap",

@@ -9,7 +9,7 @@ import pytest
 from memoryd.models import Memory
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate
-from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.retrieve.config import SEED_RECIPE, SearchConfig
 
 
 def cand(score: float, pre: float | None, bm25_norm: float) -> Candidate:
@@ -22,14 +22,14 @@ def cand(score: float, pre: float | None, bm25_norm: float) -> Candidate:
     )
 
 
-def floored(c: Candidate, config: SearchConfig = DEFAULT_RECIPE) -> float:
+def floored(c: Candidate, config: SearchConfig = SEED_RECIPE) -> float:
     (out,) = bm25_floor([c], config)
     return out.score
 
 
 def test_seed_defaults() -> None:
-    assert DEFAULT_RECIPE.bm25_floor_threshold == 0.75
-    assert DEFAULT_RECIPE.bm25_floor_keep == 0.95
+    assert SEED_RECIPE.bm25_floor_threshold == 0.75
+    assert SEED_RECIPE.bm25_floor_keep == 0.95
 
 
 def test_floor_lifts_sunk_keyword_match() -> None:
@@ -62,7 +62,7 @@ def test_floor_never_lowers() -> None:
 
 
 def test_custom_threshold_and_keep() -> None:
-    cfg = replace(DEFAULT_RECIPE, bm25_floor_threshold=0.5, bm25_floor_keep=0.5)
+    cfg = replace(SEED_RECIPE, bm25_floor_threshold=0.5, bm25_floor_keep=0.5)
     # 0.6 ≥ 0.5; floor = 0.8 × 0.5 = 0.4 > 0.1 → 0.4
     assert floored(cand(0.1, 0.8, 0.6), cfg) == pytest.approx(0.4)
 
@@ -78,5 +78,5 @@ def test_after_blend() -> None:
 def test_each_candidate_judged_alone() -> None:
     strong = cand(0.3, 0.6, 0.8)  # floor 0.6 × 0.95 = 0.57
     weak = cand(0.3, 0.6, 0.2)  # untouched
-    out = bm25_floor([strong, weak], DEFAULT_RECIPE)
+    out = bm25_floor([strong, weak], SEED_RECIPE)
     assert [c.score for c in out] == pytest.approx([0.57, 0.3])

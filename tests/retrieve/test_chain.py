@@ -26,7 +26,7 @@ import pytest
 from memoryd.models import Memory, MemoryType, Tier
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate
-from memoryd.retrieve.config import DEFAULT_RECIPE
+from memoryd.retrieve.config import SEED_RECIPE
 from memoryd.retrieve.cross_encoder import cross_encoder_rerank
 from memoryd.retrieve.decay import decay_boost
 from memoryd.retrieve.hard_cutoff import hard_cutoff
@@ -54,7 +54,7 @@ def mem(content: str) -> Memory:
 
 
 def test_stages_in_order() -> None:
-    cfg = DEFAULT_RECIPE
+    cfg = SEED_RECIPE
     a_text = "the deploy key lives in the ops vault"
     cands = [
         Candidate(rowid=1, memory=mem(a_text), vector_rank=1, bm25_rank=1),

@@ -19,7 +19,7 @@ import pytest
 
 from memoryd.models import Memory
 from memoryd.retrieve.candidate import Candidate
-from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.retrieve.config import SEED_RECIPE, SearchConfig
 from memoryd.retrieve.cross_encoder import (
     PROVIDERS,
     CohereCrossEncoder,
@@ -155,14 +155,14 @@ def test_factory() -> None:
 
 def test_skipped_without_reranker() -> None:
     cands = candidates()
-    out = cross_encoder_rerank(cands, QUERY, None, DEFAULT_RECIPE)
+    out = cross_encoder_rerank(cands, QUERY, None, SEED_RECIPE)
     assert [c.score for c in out] == ORIGINAL
     assert all(c.pre_rerank_score is None for c in out)
 
 
 def test_no_candidates_no_request(server: RerankServer) -> None:
     enc = JinaCrossEncoder("key", base_url=server.url)
-    assert cross_encoder_rerank([], QUERY, enc, DEFAULT_RECIPE) == []
+    assert cross_encoder_rerank([], QUERY, enc, SEED_RECIPE) == []
     assert server.requests == []
 
 
@@ -172,7 +172,7 @@ def test_no_candidates_no_request(server: RerankServer) -> None:
 def test_jina(server: RerankServer) -> None:
     server.reply(results("results", "relevance_score", RERANK))
     enc = JinaCrossEncoder("jina-key", base_url=server.url)
-    out = cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE)
+    out = cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE)
     assert [c.score for c in out] == pytest.approx(BLENDED, rel=1e-12)
     assert [c.pre_rerank_score for c in out] == ORIGINAL
     (req,) = server.requests
@@ -189,7 +189,7 @@ def test_jina(server: RerankServer) -> None:
 def test_voyage(server: RerankServer) -> None:
     server.reply(results("data", "relevance_score", RERANK))
     enc = VoyageCrossEncoder("voyage-key", base_url=server.url)
-    out = cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE)
+    out = cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE)
     assert [c.score for c in out] == pytest.approx(BLENDED, rel=1e-12)
     (req,) = server.requests
     assert req.headers["authorization"] == "Bearer voyage-key"
@@ -199,7 +199,7 @@ def test_voyage(server: RerankServer) -> None:
 def test_cohere(server: RerankServer) -> None:
     server.reply(results("results", "relevance_score", RERANK))
     enc = CohereCrossEncoder("cohere-key", base_url=server.url)
-    out = cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE)
+    out = cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE)
     assert [c.score for c in out] == pytest.approx(BLENDED, rel=1e-12)
     (req,) = server.requests
     assert req.headers["authorization"] == "Bearer cohere-key"
@@ -214,7 +214,7 @@ def test_cohere(server: RerankServer) -> None:
 def test_pinecone(server: RerankServer) -> None:
     server.reply(results("data", "score", RERANK))
     enc = PineconeCrossEncoder("pc-key", base_url=server.url)
-    out = cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE)
+    out = cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE)
     assert [c.score for c in out] == pytest.approx(BLENDED, rel=1e-12)
     (req,) = server.requests
     assert req.headers["api-key"] == "pc-key"
@@ -233,14 +233,14 @@ def test_rerank_keeps_candidate_order(server: RerankServer) -> None:
     # the stage re-scores in place; sorting is left to later stages
     server.reply(results("results", "relevance_score", RERANK))
     enc = JinaCrossEncoder("k", base_url=server.url)
-    out = cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE)
+    out = cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE)
     assert [c.rowid for c in out] == [0, 1, 2]
 
 
 def test_custom_rerank_weight(server: RerankServer) -> None:
     server.reply(results("results", "relevance_score", RERANK))
     enc = JinaCrossEncoder("k", base_url=server.url)
-    cfg = replace(DEFAULT_RECIPE, rerank_weight=0.5)
+    cfg = replace(SEED_RECIPE, rerank_weight=0.5)
     out = cross_encoder_rerank(candidates(), QUERY, enc, cfg)
     # 0.5·0.2 + 0.5·0.9 = 0.55 ; 0.5·1.0 + 0.5·0.5 = 0.75 ; 0.5·0.5 + 0.5·0.3 = 0.4
     assert [c.score for c in out] == pytest.approx([0.55, 0.75, 0.4], rel=1e-12)
@@ -250,7 +250,7 @@ def test_document_missing_from_answer_scores_zero_rerank(server: RerankServer) -
     # only index 1 comes back: the others get rerank 0 → 0.4 × original
     server.reply({"results": [{"index": 1, "relevance_score": 1.0}]})
     enc = JinaCrossEncoder("k", base_url=server.url)
-    out = cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE)
+    out = cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE)
     # 0.4·0.9 = 0.36 ; 0.6·1 + 0.4·0.5 = 0.8 ; 0.4·0.3 = 0.12
     assert [c.score for c in out] == pytest.approx([0.36, 0.8, 0.12], rel=1e-12)
 
@@ -266,40 +266,40 @@ def assert_untouched(out: list[Candidate]) -> None:
 def test_server_error_keeps_scores(server: RerankServer) -> None:
     server.reply({"error": "boom"}, status=500)
     enc = JinaCrossEncoder("k", base_url=server.url)
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
     assert len(server.requests) == 1
 
 
 def test_unauthorised_keeps_scores(server: RerankServer) -> None:
     server.reply({"detail": "bad key"}, status=401)
     enc = CohereCrossEncoder("k", base_url=server.url)
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
 def test_timeout_keeps_scores(server: RerankServer) -> None:
     server.reply(results("results", "relevance_score", RERANK))
     server.delay = 2.0  # released at teardown; the client gives up after 0.2 s
     enc = JinaCrossEncoder("k", base_url=server.url, timeout=0.2)
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
 def test_non_json_body_keeps_scores(server: RerankServer) -> None:
     server.reply(b"<html>gateway</html>")
     enc = VoyageCrossEncoder("k", base_url=server.url)
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
 def test_wrong_shape_keeps_scores(server: RerankServer) -> None:
     # Pinecone reads "data"/"score"; a Jina-shaped answer lacks both
     server.reply(results("results", "relevance_score", RERANK))
     enc = PineconeCrossEncoder("k", base_url=server.url)
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
 def test_index_out_of_range_keeps_scores(server: RerankServer) -> None:
     server.reply({"results": [{"index": 7, "relevance_score": 0.9}]})
     enc = JinaCrossEncoder("k", base_url=server.url)
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
 def test_connection_refused_keeps_scores(no_proxy: None) -> None:
@@ -308,7 +308,7 @@ def test_connection_refused_keeps_scores(no_proxy: None) -> None:
         port = s.getsockname()[1]
     # the port is closed again: nothing listens there
     enc: HttpCrossEncoder = JinaCrossEncoder("k", base_url=f"http://127.0.0.1:{port}/rerank")
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
 # --- non-HTTP rerankers -----------------------------------------------------------------
@@ -327,15 +327,15 @@ class LocalReranker(CrossEncoder):
 
 
 def test_local_reranker_blend() -> None:
-    out = cross_encoder_rerank(candidates(), QUERY, LocalReranker(RERANK), DEFAULT_RECIPE)
+    out = cross_encoder_rerank(candidates(), QUERY, LocalReranker(RERANK), SEED_RECIPE)
     assert [c.score for c in out] == pytest.approx(BLENDED, rel=1e-12)
 
 
 def test_local_reranker_failure_keeps_scores() -> None:
     enc = LocalReranker(RuntimeError("model crashed"))
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
 def test_local_reranker_short_answer_keeps_scores() -> None:
     enc = LocalReranker([0.2, 1.0])  # one score short
-    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, DEFAULT_RECIPE))
+    assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))

@@ -12,7 +12,7 @@ import pytest
 
 from memoryd.models import Memory, MemoryType
 from memoryd.retrieve.candidate import Candidate
-from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.retrieve.config import SEED_RECIPE, SearchConfig
 from memoryd.retrieve.rrf_fusion import rrf_fuse
 
 REL = 1e-12
@@ -32,7 +32,7 @@ def cand(
     )
 
 
-def fuse_one(c: Candidate, config: SearchConfig = DEFAULT_RECIPE) -> float:
+def fuse_one(c: Candidate, config: SearchConfig = SEED_RECIPE) -> float:
     (out,) = rrf_fuse([c], config)
     return out.score
 
@@ -100,7 +100,7 @@ def test_candidate_in_both_legs_outranks_single_leg_leader() -> None:
     both = cand(vector_rank=2, bm25_rank=1, rowid=1)
     vec_only = cand(vector_rank=1, rowid=2)  # 0.7/61 = 0.011475...
     bm25_only = cand(bm25_rank=2, rowid=3)  # 0.3/62 = 0.004838...
-    out = rrf_fuse([vec_only, bm25_only, both], DEFAULT_RECIPE)
+    out = rrf_fuse([vec_only, bm25_only, both], SEED_RECIPE)
     assert [c.rowid for c in out] == [2, 3, 1]  # the stage scores in place, it does not sort
     assert both.score == pytest.approx(0.01620835536753, rel=REL)
     assert vec_only.score == pytest.approx(0.01147540983607, rel=REL)
@@ -115,24 +115,24 @@ def test_previous_score_is_overwritten() -> None:
 
 
 def test_custom_weights_and_k_via_replace() -> None:
-    cfg = replace(DEFAULT_RECIPE, vector_weight=0.5, bm25_weight=0.5, rrf_k=10.0)
+    cfg = replace(SEED_RECIPE, vector_weight=0.5, bm25_weight=0.5, rrf_k=10.0)
     # 0.5/(10+1) + 0.5/(10+1) = 1/11 = 0.0909090909...
     assert fuse_one(cand(vector_rank=1, bm25_rank=1), cfg) == pytest.approx(0.09090909090909)
     # 0.5/(10+4) = 0.0357142857...
     assert fuse_one(cand(bm25_rank=4), cfg) == pytest.approx(0.03571428571429, rel=REL)
     # the default recipe is untouched
-    assert DEFAULT_RECIPE.vector_weight == 0.7
+    assert SEED_RECIPE.vector_weight == 0.7
 
 
 def test_custom_pinned_boost_via_replace() -> None:
-    cfg = replace(DEFAULT_RECIPE, pinned_boost=2.0)
+    cfg = replace(SEED_RECIPE, pinned_boost=2.0)
     # 2 × 0.3/(60+2) = 0.6/62 = 0.0096774193...
     c = cand(bm25_rank=2, memory_type=MemoryType.PINNED)
     assert fuse_one(c, cfg) == pytest.approx(0.00967741935484, rel=REL)
 
 
 def test_zero_bm25_weight_ignores_keyword_leg() -> None:
-    cfg = replace(DEFAULT_RECIPE, bm25_weight=0.0)
+    cfg = replace(SEED_RECIPE, bm25_weight=0.0)
     # 0.7/62 + 0/61 = 0.0112903225...
     assert fuse_one(cand(vector_rank=2, bm25_rank=1), cfg) == pytest.approx(
         0.01129032258065, rel=REL

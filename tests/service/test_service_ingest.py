@@ -58,7 +58,8 @@ def test_messages_are_stored_raw_and_as_dated_session_memories(service: MemorySe
         memory = service.get(memory_id)
         assert memory.memory_type is MemoryType.SESSION
         assert memory.category is Category.EVENTS
-        assert memory.content == memory.l2_content == message["content"]
+        line = f"{message['role']}: {message['content']}"
+        assert memory.content == memory.l2_content == line
         assert memory.valid_from == when
         assert memory.l0_abstract == f"[{when:%Y-%m-%d} Mon {when:%H:%M}] {message['role']}"
         assert memory.session_id == "s1"
@@ -137,7 +138,10 @@ def test_private_blocks_are_redacted_and_private_messages_dropped(
         "Call me [REDACTED]",
         "Noted, nothing private kept",
     ]
-    assert [service.get(i).content for i in result.memory_ids] == contents
+    roles = [m["role"] for m in service.session_messages("s1")]
+    assert [service.get(i).content for i in result.memory_ids] == [
+        f"{r}: {c}" for r, c in zip(roles, contents, strict=True)
+    ]
     text = _all_text(service)
     service.store.close()  # checkpoint the WAL into the file, then read the raw bytes
     raw = _file_bytes(home)

@@ -149,7 +149,7 @@ def test_key_upsert_keeps_one_memory(service: MemoryService) -> None:
     assert [m.id for m in rows if m.key == "home-city"] == [first.id]
     assert len(rows) == len(BACKGROUND) + 1
     assert [h["action"] for h in service.history(first.id)] == ["create", "update"]
-    hits = _hits(service, "which city do I live in")
+    hits = _hits(service, "where do I live")
     assert hits[0] == first.id
     assert service.search("Berlin", touch=False).results[0].memory.content != "I live in Berlin"
 

@@ -52,4 +52,7 @@ class OpenAIEmbedder(Embedder):
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             rows.extend(self._request(list(texts[start : start + self._batch_size])))
+        lengths = {len(r) for r in rows}
+        if len(lengths) > 1:
+            raise EmbeddingError(f"{self._model} returned vectors of sizes {sorted(lengths)}")
         return np.asarray(rows, dtype=np.float32)

@@ -19,6 +19,7 @@ from memoryd.ingest.privacy import redact
 from memoryd.models import Category, Memory, MemoryType, Message, Tier, to_utc, utcnow
 
 MAX_MESSAGES = 10_000
+CONTEXT_CHARS = 200
 SESSION_SOURCE = "conversation"
 
 
@@ -39,6 +40,52 @@ def date_header(when: datetime | None, role: str) -> str:
     if when is None:
         return role
     return f"[{to_utc(when):%Y-%m-%d %a %H:%M}] {role}"
+
+
+def transcript_line(role: str, content: str) -> str:
+    """A turn as a transcript line, ``speaker: text``.
+
+    Who said it is part of what was said: "I moved to Berlin" means something
+    else from the user than from the assistant, and a question that names a
+    speaker ("when did Caroline …") can only match the turn, by keywords or
+    by meaning, if the name is in the text that is indexed and embedded.
+    """
+    return f"{role}: {content}"
+
+
+def embedding_text(memory: Memory) -> str:
+    """The text a memory's vector is computed from.
+
+    A conversation turn is embedded with the turn before it: "yes, twice a
+    week" means nothing alone. The turn comes first, so a long preceding turn
+    is what the model's token limit cuts, never the turn itself. The context
+    is kept in ``l1_overview`` so re-embedding (reindex, import) gives the
+    same vector.
+    """
+    if memory.memory_type is MemoryType.SESSION and memory.l1_overview:
+        return f"{memory.content}\n{memory.l1_overview}"
+    return memory.content
+
+
+def context_of(line: str | None) -> str:
+    """The start of the previous line: enough to say what a turn answers.
+
+    Capped at ``CONTEXT_CHARS`` (on a word boundary) so the turn itself
+    dominates its vector and ingest embeds little more than the turn.
+    """
+    if not line:
+        return ""
+    if len(line) <= CONTEXT_CHARS:
+        return line
+    cut = line[:CONTEXT_CHARS]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + " …"
+
+
+def link_context(memories: Sequence[Memory], previous: str | None) -> None:
+    """Give each turn the start of the line before it (``previous`` precedes the first)."""
+    for memory in memories:
+        memory.l1_overview = context_of(previous)
+        previous = memory.content
 
 
 def parse_messages(
@@ -88,10 +135,11 @@ def turn_memory(
     source: str | None,
 ) -> Memory:
     now = utcnow()
+    line = transcript_line(turn.role, turn.content)
     return Memory(
-        content=turn.content,
+        content=line,
         l0_abstract=date_header(turn.said_at, turn.role),
-        l2_content=turn.content,
+        l2_content=line,
         category=Category.EVENTS,
         memory_type=MemoryType.SESSION,
         tier=Tier.PERIPHERAL,

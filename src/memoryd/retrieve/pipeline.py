@@ -21,6 +21,7 @@ from memoryd.models import ScoredMemory, SearchResponse, SearchTrace, SpaceType,
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate, by_score
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.retrieve.convex_fusion import convex_fuse
 from memoryd.retrieve.cross_encoder import CrossEncoder, cross_encoder_rerank
 from memoryd.retrieve.decay import decay_boost
 from memoryd.retrieve.hard_cutoff import hard_cutoff
@@ -133,7 +134,10 @@ class Retriever:
                 )
             )
         stages: list[tuple[str, Callable[[list[Candidate]], list[Candidate]]]] = [
-            ("rrf_fusion", lambda cs: rrf_fuse(cs, cfg)),
+            (
+                "rrf_fusion" if cfg.fusion == "rrf" else "convex_fusion",
+                lambda cs: rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg),
+            ),
             ("rrf_normalize", lambda cs: rrf_normalize(cs, cfg)),
             ("min_score_filter", lambda cs: min_score_filter(cs, min_score)),
             ("topk_cap", lambda cs: topk_cap(cs, limit, cfg.topk_multiplier)),

@@ -26,6 +26,7 @@ from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import build_query
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
     SELECT_COLUMNS,
@@ -185,7 +186,9 @@ class SQLiteStore:
             (key, value),
         )
 
-    def bind_embedding_model(self, name: str, dim: int) -> None:
+    def bind_embedding_model(
+        self, name: str, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD
+    ) -> None:
         """Record the model on first use; refuse another one afterwards."""
         with self.write() as conn:
             stored = conn.execute(
@@ -202,7 +205,7 @@ class SQLiteStore:
                     f"the configured embedder is {name} ({dim} dimensions); run "
                     "`memoryd reindex` to re-embed every memory with the configured model"
                 )
-        self.index = VectorIndex(dim)
+        self.index = VectorIndex(dim, hnsw_threshold)
 
     # ------------------------------------------------------------------ tenants & spaces
     def ensure_tenant(self, tenant_id: str, name: str, space_id: str) -> None:
@@ -596,6 +599,15 @@ class SQLiteStore:
         rows = self.conn.execute(sql + " ORDER BY id", params).fetchall()
         keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
         return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def last_session_line(self, tenant_id: str, space_id: str, session_id: str) -> str | None:
+        """The latest stored turn of a session as a transcript line, for context."""
+        row = self.conn.execute(
+            "SELECT role, content FROM session_messages WHERE tenant_id = ? AND space_id = ? "
+            "AND session_id = ? ORDER BY id DESC LIMIT 1",
+            (tenant_id, space_id, session_id),
+        ).fetchone()
+        return None if row is None else f"{row[0]}: {row[1]}"
 
     def clear_sessions(self, conn: sqlite3.Connection, tenant_id: str, space_id: str) -> int:
         cursor = conn.execute(

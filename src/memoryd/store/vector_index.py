@@ -5,6 +5,11 @@ matrix-vector product. It is rebuilt from the rows on first use after a
 start, and caught up on every search by reading the rows whose ``seq`` is
 newer than the last one seen, which is how writes by another process that
 shares the database file become visible.
+
+Past ``hnsw_threshold`` vectors a space also keeps an approximate HNSW graph
+(:mod:`memoryd.store.hnsw_index`) that proposes candidates for unfiltered
+searches; the exact arrays stay the source of truth and score them. The graph
+is dropped again when the space shrinks below half the threshold.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD, HnswGraph
 
 NEVER = np.iinfo(np.int64).max
 INITIAL_CAPACITY = 1024
@@ -33,9 +40,11 @@ class IndexRow:
 
 @dataclass
 class SpaceIndex:
-    """Exact cosine search over unit vectors of one space."""
+    """Cosine search over unit vectors of one space: exact, or HNSW when large."""
 
     dim: int
+    # past this many vectors the space keeps an HNSW graph; None: always exact
+    hnsw_threshold: int | None = None
     seq: int = -1
     size: int = 0
     rowids: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -46,6 +55,8 @@ class SpaceIndex:
     starts: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     position: dict[int, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # the approximate graph over every row above, while the space is large
+    graph: HnswGraph | None = None
 
     def _grow(self, need: int) -> None:
         capacity = max(INITIAL_CAPACITY, len(self.rowids))
@@ -67,21 +78,46 @@ class SpaceIndex:
     def apply(self, rows: list[IndexRow]) -> None:
         """Upsert live rows, drop dead ones. Callers hold ``lock``."""
         self._grow(self.size + len(rows))
+        # with a graph: the rowids it must drop, and those it must (re)insert
+        track = self.graph is not None
+        stale: list[int] = []
+        fresh: list[int] = []
         for row in rows:
             at = self.position.get(row.rowid)
             if not row.alive or row.vector is None:
                 if at is not None:
                     self._remove(at)
+                    if track:
+                        stale.append(row.rowid)
                 continue
             if at is None:
                 at = self.size
                 self.size += 1
                 self.position[row.rowid] = at
                 self.rowids[at] = row.rowid
+                if track:
+                    fresh.append(row.rowid)
+            elif track and not np.array_equal(self.matrix[at], row.vector):
+                stale.append(row.rowid)  # re-embedded: the graph holds the old vector
+                fresh.append(row.rowid)
             self.matrix[at] = row.vector
             ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
             self.ends[at] = min(ends) if ends else NEVER
             self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
+        self._update_graph(stale, fresh)
+
+    def _update_graph(self, stale: list[int], fresh: list[int]) -> None:
+        """Build, update or drop the HNSW graph to match the rows now held."""
+        threshold = self.hnsw_threshold
+        if self.graph is not None and (threshold is None or self.size < threshold // 2):
+            self.graph = None  # small again: the exact scan is as fast and exact
+        if self.graph is not None:
+            self.graph.remove(np.asarray(stale, np.int64))
+            picks = np.fromiter((self.position[r] for r in fresh), np.int64, len(fresh))
+            self.graph.add(self.rowids[picks], self.matrix[picks])
+        elif threshold is not None and self.size > threshold:
+            self.graph = HnswGraph(self.dim)
+            self.graph.add(self.rowids[: self.size], self.matrix[: self.size])
 
     def _remove(self, at: int) -> None:
         last = self.size - 1
@@ -103,9 +139,18 @@ class SpaceIndex:
         live_at: int | None = None,
         allowed: npt.NDArray[np.int64] | None = None,
     ) -> list[tuple[int, float]]:
-        """Top ``k`` (rowid, cosine) pairs, best first."""
+        """Top ``k`` (rowid, cosine) pairs, best first.
+
+        With a graph and no ``allowed`` list, the graph proposes candidates and
+        they are scored exactly; when too few of them are live, or ``allowed``
+        narrows the rows (to few, as a rule), the rows are scanned exactly.
+        """
         if self.size == 0 or k <= 0:
             return []
+        if allowed is None and self.graph is not None:
+            found = self._search_graph(query, k, live_at)
+            if found is not None:
+                return found
         rowids = self.rowids[: self.size]
         if allowed is not None:
             picks = np.flatnonzero(np.isin(rowids, allowed, assume_unique=True))
@@ -125,12 +170,31 @@ class SpaceIndex:
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
+    def _search_graph(
+        self, query: npt.NDArray[np.float32], k: int, live_at: int | None
+    ) -> list[tuple[int, float]] | None:
+        """Top ``k`` by the graph, or None when fewer than ``k`` live rows came back."""
+        assert self.graph is not None
+        candidates = self.graph.search(query, min(max(4 * k, k + 64), self.size))
+        picks = np.fromiter(
+            (self.position.get(int(r), -1) for r in candidates), np.int64, len(candidates)
+        )
+        picks = picks[picks >= 0]  # the graph is kept in step; this is a guard
+        if live_at is not None:
+            picks = picks[(self.ends[picks] > live_at) & (self.starts[picks] <= live_at)]
+        if picks.size < k:
+            return None
+        scores = self.matrix[picks] @ query
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [(int(self.rowids[picks[i]]), float(scores[i])) for i in top]
+
 
 class VectorIndex:
     """All space indexes of one store, keyed by (tenant, space)."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD) -> None:
         self.dim = dim
+        self.hnsw_threshold = hnsw_threshold
         self._spaces: dict[tuple[str, str], SpaceIndex] = {}
         self._lock = threading.Lock()
 
@@ -138,7 +202,7 @@ class VectorIndex:
         with self._lock:
             key = (tenant_id, space_id)
             if key not in self._spaces:
-                self._spaces[key] = SpaceIndex(dim=self.dim)
+                self._spaces[key] = SpaceIndex(dim=self.dim, hnsw_threshold=self.hnsw_threshold)
             return self._spaces[key]
 
     def clear(self) -> None:

@@ -1,0 +1,185 @@
+"""Speed: ingest throughput and search latency from 1k to 1M memories.
+
+Each store is built once with the bulk load path (vectors from the bench's
+embedding cache, one transaction per batch) and kept under
+``bench/reports/stores/`` for the next run. Measured at each size, in one
+process, single client:
+
+* raw ingest through ``MemoryService.ingest`` (the default capture path),
+  in turns/s, beside the bare embedder on the same texts (the physical limit);
+* direct adds through ``MemoryService.add``, in memories/s;
+* search latency p50/p95/p99 with the query embedding included, beside a
+  plain dense scan and a plain FTS5 BM25 query over the same rows;
+* peak RSS of the process and the store's size on disk.
+"""
+
+from __future__ import annotations
+
+import resource
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from bench.common import WORK_DIR, Timer, bench_embedder
+from bench.synthetic import queries, sentences
+from memoryd.embed.local import LocalEmbedder
+from memoryd.models import Category, Memory, MemoryType
+from memoryd.service import MemoryService
+from memoryd.store.fts import build_query
+
+STORES = WORK_DIR / "stores"
+BULK_BATCH = 5_000
+INGEST_TURNS = 256  # fresh turns ingested at each size (uncached: the model really runs)
+DIRECT_ADDS = 64
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    p50, p95, p99 = np.percentile(np.asarray(samples), [50, 95, 99])
+    return {"p50": round(float(p50), 2), "p95": round(float(p95), 2), "p99": round(float(p99), 2)}
+
+
+def _disk_mb(home: Path) -> float:
+    return round(sum(p.stat().st_size for p in home.glob("memoryd.db*")) / 2**20, 1)
+
+
+def _peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def build_store(size: int, bar: Progress) -> Path:
+    """A home holding ``size`` synthetic memories, built once and reused."""
+    home = STORES / f"n{size}"
+    marker = home / "complete"
+    if marker.exists():
+        return home
+    shutil.rmtree(home, ignore_errors=True)
+    embedder = bench_embedder()
+    texts = sentences(size)
+    task = bar.add_task(f"building {size:,} memories", total=size)
+    with MemoryService(home, embedder=embedder) as svc:
+        for start in range(0, size, BULK_BATCH):
+            chunk = texts[start : start + BULK_BATCH]
+            vectors = embedder.embed(chunk)
+            memories = [
+                Memory(
+                    content=t,
+                    l2_content=t,
+                    category=Category.EVENTS,
+                    memory_type=MemoryType.INSIGHT,
+                    tenant_id=svc.tenant_id,
+                    space_id=svc.space_id,
+                )
+                for t in chunk
+            ]
+            svc.store.insert_memories(memories, list(vectors), actor="bench")
+            bar.advance(task, len(chunk))
+    marker.write_text("ok\n")
+    return home
+
+
+def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict[str, Any]:
+    work = home.parent / f"n{size}-run"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(home, work)
+    out: dict[str, Any] = {"size": size}
+    fresh = [f"[{size}] {t}" for t in sentences(INGEST_TURNS, seed=1000 + size)]
+    with MemoryService(work, embedder=model) as svc:
+        svc.search("warm up", touch=False)  # load the vector index once, as a server would
+        with Timer() as bare:
+            model.embed(fresh)
+        with Timer() as ingest:
+            for start in range(0, len(fresh), 16):
+                svc.ingest(
+                    [{"role": "user", "content": t} for t in fresh[start : start + 16]],
+                    session_id=f"speed-{start}",
+                )
+        adds = [f"[{size}] direct {t}" for t in sentences(DIRECT_ADDS, seed=2000 + size)]
+        with Timer() as direct:
+            for text in adds:
+                svc.add(text)
+        latencies, dense_ms, bm25_ms = [], [], []
+        matrix = svc.store.index.space(svc.tenant_id, svc.space_id)  # type: ignore[union-attr]
+        for q in queries(n_queries):
+            started = time.perf_counter()
+            svc.search(q, limit=10, touch=False)
+            latencies.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            scores = matrix.matrix[: matrix.size] @ model.embed_one(q)
+            np.argpartition(-scores, 10)[:10]
+            dense_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            match = build_query(q).words
+            if match:
+                svc.store.conn.execute(
+                    "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                    "ORDER BY bm25(memories_fts) LIMIT 10",
+                    (match,),
+                ).fetchall()
+            bm25_ms.append((time.perf_counter() - started) * 1000)
+    search = _percentiles(latencies)
+    out.update(
+        ingest_per_s=round(len(fresh) / ingest.seconds, 1),
+        bare_embed_per_s=round(len(fresh) / bare.seconds, 1),
+        ingest_vs_bare=round(bare.seconds / ingest.seconds, 3),
+        direct_add_per_s=round(len(adds) / direct.seconds, 1),
+        search_p50_ms=search["p50"],
+        search_p95_ms=search["p95"],
+        search_p99_ms=search["p99"],
+        baseline_dense_p95_ms=_percentiles(dense_ms)["p95"],
+        baseline_bm25_p95_ms=_percentiles(bm25_ms)["p95"],
+        peak_rss_mb=_peak_rss_mb(),
+        disk_mb=_disk_mb(work),
+    )
+    shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def run(sizes: list[int], n_queries: int) -> dict[str, Any]:
+    model = LocalEmbedder()
+    rows = []
+    with Timer() as timer:
+        for size in sorted(sizes):
+            with Progress() as bar:
+                home = build_store(size, bar)
+            rows.append(measure(size, home, n_queries, model))
+    return {
+        "benchmark": "speed",
+        "questions": n_queries,
+        "metrics": {str(r["size"]): r for r in rows},
+        "config": {
+            "ingest": f"{INGEST_TURNS} fresh turns via MemoryService.ingest in calls "
+            "of 16; bare = LocalEmbedder.embed on the same texts",
+            "search": f"{n_queries} queries, limit 10, query embedding included",
+            "embedding_model": model.name,
+        },
+        "wall_s": round(timer.seconds, 1),
+    }
+
+
+def print_report(report: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"speed ({report.get('cores')} cores, {report['wall_s']} s)")
+    columns = [
+        "size",
+        "ingest_per_s",
+        "bare_embed_per_s",
+        "ingest_vs_bare",
+        "direct_add_per_s",
+        "search_p50_ms",
+        "search_p95_ms",
+        "search_p99_ms",
+        "baseline_dense_p95_ms",
+        "baseline_bm25_p95_ms",
+        "peak_rss_mb",
+        "disk_mb",
+    ]
+    for c in columns:
+        table.add_column(c.replace("_", " "), justify="right")
+    for row in report["metrics"].values():
+        table.add_row(*(f"{row[c]:,}" if c == "size" else str(row[c]) for c in columns))
+    console.print(table)

@@ -1,0 +1,83 @@
+"""An approximate nearest-neighbour graph (HNSW) for the spaces too big to scan.
+
+The exact index in :mod:`memoryd.store.vector_index` stays the source of truth:
+it owns the rows, their vectors and their validity. This graph only proposes
+candidates: it is searched for a few times more rows than asked for, and the
+caller drops the ones that are no longer there or not live, then scores the
+rest exactly from its own matrix. The graph is built with `usearch`_ over inner
+product on unit vectors (the same number as cosine) and stored as float16,
+which halves its memory; the exact re-scoring makes that rounding invisible in
+the scores.
+
+.. _usearch: https://github.com/unum-cloud/USearch
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from usearch.index import Index
+
+# A space switches from the exact scan to this graph past this many vectors.
+DEFAULT_HNSW_THRESHOLD = 200_000
+
+# Graph parameters. Measured with the bundled 384-dimensional model on 200k
+# synthetic memories: top-10 recall 0.995 and top-50 0.988 against the exact
+# scan, for about 1.9 KiB of graph per vector next to the 1.5 KiB float32 row
+# of the exact index. Random unit vectors, which have no structure, are the
+# worst case: 0.99 at 5k vectors but far less at 50k.
+CONNECTIVITY = 32  # "M": links per node and layer
+EXPANSION_ADD = 128  # "efConstruction": breadth of the search that places a new node
+EXPANSION_SEARCH = 256  # "ef": breadth of a query (usearch widens it to the count asked for)
+
+# batches smaller than this are added on the calling thread
+_PARALLEL_ADD = 256
+
+
+class HnswGraph:
+    """HNSW over unit vectors, keyed by SQLite rowid. Not thread-safe: callers lock."""
+
+    def __init__(self, dim: int) -> None:
+        # imported here: only large spaces pay for the native library (~0.1 s to load)
+        from usearch.compiled import MetricKind, ScalarKind
+        from usearch.index import Index
+
+        self.dim = dim
+        self._index: Index = Index(
+            ndim=dim,
+            metric=MetricKind.IP,
+            dtype=ScalarKind.F16,
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EXPANSION_SEARCH,
+        )
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def add(self, rowids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
+        """Insert rows that are not in the graph (a rowid already in it is an error)."""
+        if rowids.size == 0:
+            return
+        threads = 0 if rowids.size >= _PARALLEL_ADD else 1  # 0: every core
+        self._index.add(
+            rowids.astype(np.uint64),
+            np.ascontiguousarray(vectors, dtype=np.float32),
+            threads=threads,
+        )
+
+    def remove(self, rowids: npt.NDArray[np.int64]) -> None:
+        """Drop rows from the graph; rowids that are not in it are ignored."""
+        if rowids.size:
+            self._index.remove(rowids.astype(np.uint64), threads=1)
+
+    def search(self, query: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.int64]:
+        """The rowids of about the ``count`` nearest rows, best first (approximate)."""
+        if count <= 0 or len(self._index) == 0:
+            return np.zeros(0, np.int64)
+        matches = self._index.search(np.asarray(query, dtype=np.float32), count, threads=1)
+        return np.asarray(matches.keys, dtype=np.int64)  # one query: a flat array

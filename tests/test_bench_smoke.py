@@ -1,0 +1,161 @@
+"""The benchmark harness runs end to end on tiny files of the real formats.
+
+No numbers are asserted beyond their shape: this keeps the harness from
+rotting; the measurements themselves live in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def lme_question(n: int) -> dict[str, Any]:
+    sessions = [
+        [
+            {"role": "user", "content": "I graduated with a degree in marine biology."},
+            {"role": "assistant", "content": "Congratulations on your degree!"},
+        ],
+        [
+            {"role": "user", "content": "Can you suggest a pasta recipe for tonight?"},
+            {"role": "assistant", "content": "Try cacio e pepe: pasta, pecorino and pepper."},
+        ],
+        [
+            {"role": "user", "content": "My cat Miso knocked over a plant again."},
+            {"role": "assistant", "content": "Cats love plants; try a higher shelf."},
+        ],
+    ]
+    return {
+        "question_id": f"q{n}",
+        "question_type": "single-session-user",
+        "question": "What degree did I graduate with?",
+        "question_date": "2023/05/30 (Tue) 23:40",
+        "answer": "marine biology",
+        "answer_session_ids": [f"s{n}-0"],
+        "haystack_dates": [
+            "2023/05/20 (Sat) 02:21",
+            "2023/05/21 (Sun) 10:00",
+            "2023/05/22 (Mon) 18:30",
+        ],
+        "haystack_session_ids": [f"s{n}-{i}" for i in range(3)],
+        "haystack_sessions": sessions,
+    }
+
+
+LOCOMO = [
+    {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {
+                    "speaker": "Ana",
+                    "dia_id": "D1:1",
+                    "text": "I started pottery classes last week!",
+                },
+                {"speaker": "Ben", "dia_id": "D1:2", "text": "Nice, what did you make?"},
+                {"speaker": "Ana", "dia_id": "D1:3", "text": "A wobbly blue bowl."},
+            ],
+            "session_2_date_time": "10:00 am on 20 May, 2023",
+            "session_2": [
+                {"speaker": "Ben", "dia_id": "D2:1", "text": "I adopted a dog named Rex."},
+                {"speaker": "Ana", "dia_id": "D2:2", "text": "Rex is a great name!"},
+            ],
+        },
+        "qa": [
+            {
+                "question": "What class did Ana start?",
+                "answer": "pottery",
+                "evidence": ["D1:1"],
+                "category": 1,
+            },
+            {
+                "question": "What is Ben's dog called?",
+                "answer": "Rex",
+                "evidence": ["D2:1; D9:9"],
+                "category": 4,
+            },
+            {
+                "question": "adversarial",
+                "adversarial_answer": "x",
+                "evidence": ["D1:2"],
+                "category": 5,
+            },
+        ],
+    }
+]
+
+
+def bench(tmp_path: Path, *args: str) -> dict[str, Any]:
+    out = tmp_path / "report.json"
+    env = {**os.environ, "MEMORYD_BENCH_DIR": str(tmp_path / "work")}
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", *args, "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+    report: dict[str, Any] = json.loads(out.read_text())
+    for key in ("metrics", "questions", "config", "commit", "cores", "wall_s"):
+        assert key in report
+    return report
+
+
+@pytest.fixture
+def lme_file(tmp_path: Path) -> Path:
+    path = tmp_path / "lme.json"
+    path.write_text(
+        json.dumps([lme_question(0), lme_question(1), {**lme_question(2), "question_id": "q2_abs"}])
+    )
+    return path
+
+
+def test_longmemeval_harness(tmp_path: Path, lme_file: Path) -> None:
+    report = bench(tmp_path, "longmemeval", str(lme_file), "--limit", "2")
+    assert report["questions"] == 2  # abstention questions are not scored
+    metrics = report["metrics"]
+    for key in ("R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"):
+        assert 0.0 <= metrics[key] <= 1.0
+    assert set(metrics["by_type"]) == {"single-session-user"}
+    assert set(report["baselines"]) == {"bm25", "dense"}
+    assert [q["question_id"] for q in report["per_question"]] == ["q0", "q1"]
+
+
+def test_locomo_harness(tmp_path: Path) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    report = bench(tmp_path, "locomo", str(path), "--limit", "1")
+    # category 5 is left out; the malformed "D2:1; D9:9" keeps its resolvable id
+    assert report["questions"] == 2
+    assert report["per_question"][1]["evidence"] == ["D2:1"]
+    for key in ("recall@5", "recall@10", "session_R@5_any"):
+        assert 0.0 <= report["metrics"][key] <= 1.0
+    assert set(report["baselines"]) == {"bm25", "dense"}
+
+
+def test_speed_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "speed", "--sizes", "200", "--queries", "5")
+    row = report["metrics"]["200"]
+    for key in (
+        "ingest_per_s",
+        "search_p50_ms",
+        "search_p95_ms",
+        "search_p99_ms",
+        "peak_rss_mb",
+        "disk_mb",
+        "bare_embed_per_s",
+    ):
+        assert row[key] > 0

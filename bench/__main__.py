@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.common import SHARED_DATA, WORK_DIR, bench_embedder, git_commit, machine, write_report
+from memoryd.retrieve.config import RECIPES, SearchConfig
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -18,6 +19,12 @@ app = typer.Typer(
 )
 console = Console()
 REPORTS = WORK_DIR
+
+
+def _recipe(name: str) -> SearchConfig:
+    if name not in RECIPES:
+        raise typer.BadParameter(f"unknown recipe {name!r}; one of {', '.join(RECIPES)}")
+    return RECIPES[name]
 
 
 def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
@@ -61,11 +68,12 @@ def longmemeval(
     limit: Annotated[int | None, typer.Option(help="First N questions only.")] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "longmemeval.json",
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
+    recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
 ) -> None:
     """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
     from bench import longmemeval as lme
 
-    report = lme.run(path, limit, bench_embedder(), baselines=baselines)
+    report = lme.run(path, limit, bench_embedder(), config=_recipe(recipe), baselines=baselines)
     _finish(report, out, ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"])
 
 
@@ -76,11 +84,12 @@ def locomo(
     limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "locomo.json",
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
+    recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
 ) -> None:
     """LoCoMo, turn level: recall@5/@10 of evidence turns, session R@5 (any)."""
     from bench import locomo as lc
 
-    report = lc.run(path, limit, bench_embedder(), baselines=baselines)
+    report = lc.run(path, limit, bench_embedder(), config=_recipe(recipe), baselines=baselines)
     _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
 
 

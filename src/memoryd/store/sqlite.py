@@ -1,29 +1,23 @@
-"""The embedded system of record: one SQLite file, WAL, FTS5, vectors in the rows.
+"""The embedded system of record: memories in one SQLite file, FTS5, vectors in the rows.
 
-Writes are short ``BEGIN IMMEDIATE`` transactions, so an acknowledged write
-is in the WAL before the call returns and survives the process being killed.
-Each thread gets its own connection; several processes may share the file.
+Every query is scoped by tenant and space here (``filters.where_clause``),
+so no door can forget to scope one.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import logging
 import sqlite3
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from importlib import resources
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
+from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import build_query
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
@@ -36,155 +30,19 @@ from memoryd.store.rows import (
     to_us,
     vector_to_blob,
 )
+from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.vector_index import IndexRow, VectorIndex
 
-log = logging.getLogger(__name__)
-P = ParamSpec("P")
-R = TypeVar("R")
-
 DB_FILENAME = "memoryd.db"
-BUSY_TIMEOUT_MS = 30_000
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
+__all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
-@dataclass(frozen=True)
-class RawMessage:
-    """One message as said, before anything smart happens (times in microseconds)."""
-
-    role: str
-    content: str
-    digest: str
-    said_at: int | None = None
-    memory_id: str | None = None
-    stored_at: int | None = None
-
-
-class SQLiteStore:
+@map_storage_errors
+class SQLiteStore(SessionLog):
     def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
-        self._conn_lock = threading.Lock()
+        super().__init__(path)
         self.index: VectorIndex | None = None
-        self._migrate()
-
-    # ------------------------------------------------------------------ plumbing
-    def _connect(self) -> sqlite3.Connection:
-        try:
-            conn = sqlite3.connect(
-                self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(
-                f"cannot open {self.path}: {exc} (the file is not a memoryd database or is "
-                "corrupted; restore it from an export or move it aside)"
-            ) from exc
-        return conn
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            self._local.conn = conn
-            with self._conn_lock:
-                self._connections.append(conn)
-        return conn
-
-    def close(self) -> None:
-        with self._conn_lock:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-        self._local = threading.local()
-
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; rolled back whole on any error."""
-        conn = self.conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot write {self.path}: {exc}") from exc
-        try:
-            yield conn
-        except BaseException:
-            _end(conn, "ROLLBACK")
-            raise
-        else:
-            conn.execute("COMMIT")
-
-    @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        """One consistent snapshot for several reads."""
-        conn = self.conn
-        conn.execute("BEGIN")
-        try:
-            yield conn
-        except BaseException:
-            _end(conn, "ROLLBACK")
-            raise
-        else:
-            conn.execute("COMMIT")
-
-    def _migrate(self) -> None:
-        migrations = sorted(
-            (
-                p
-                for p in resources.files("memoryd.store.migrations").iterdir()
-                if p.name.endswith(".sql")
-            ),
-            key=lambda p: p.name,
-        )
-        try:
-            conn = self.conn
-            current = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
-            if current == 0 and tables > 0:
-                raise StorageError(
-                    f"{self.path} is an SQLite database of another program; memoryd will "
-                    "not touch it (point MEMORYD_HOME at another directory)"
-                )
-            conn.execute("PRAGMA journal_mode = WAL")
-            with self.write() as conn:
-                current = conn.execute("PRAGMA user_version").fetchone()[0]
-                for number, script in enumerate(migrations, start=1):
-                    if number <= current:
-                        continue
-                    for statement in _split_sql(script.read_text(encoding="utf-8")):
-                        conn.execute(statement)
-                    conn.execute(f"PRAGMA user_version = {number}")
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(
-                f"{self.path} is not a usable memoryd database ({exc}); restore it from "
-                "an export or move it aside"
-            ) from exc
-
-    @staticmethod
-    def _bump_seq(conn: sqlite3.Connection) -> int:
-        row = conn.execute(
-            "UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value"
-        ).fetchone()
-        return int(row[0])
-
-    # ------------------------------------------------------------------ metadata
-    def get_meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
 
     def bind_embedding_model(
         self, name: str, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD
@@ -550,136 +408,3 @@ class SQLiteStore:
                 scored.setdefault(rowid, floor)
         ranked = sorted(scored.items(), key=lambda kv: -kv[1])
         return ranked[:k]
-
-    # ------------------------------------------------------------------ session messages
-    def add_session_messages(
-        self,
-        conn: sqlite3.Connection,
-        tenant_id: str,
-        space_id: str,
-        session_id: str,
-        agent_id: str | None,
-        messages: Sequence[RawMessage],
-    ) -> list[bool]:
-        """Store raw messages; False marks a repeat already in the session."""
-        now = to_us(utcnow())
-        fresh = []
-        for m in messages:
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO session_messages(tenant_id, space_id, session_id, "
-                "agent_id, role, content, msg_hash, said_at, stored_at, memory_id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    tenant_id,
-                    space_id,
-                    session_id,
-                    agent_id,
-                    m.role,
-                    m.content,
-                    m.digest,
-                    m.said_at,
-                    m.stored_at if m.stored_at is not None else now,
-                    m.memory_id,
-                ),
-            )
-            fresh.append(cursor.rowcount == 1)
-        return fresh
-
-    def session_messages(
-        self, tenant_id: str, space_id: str, session_id: str | None = None
-    ) -> list[dict[str, Any]]:
-        sql = (
-            "SELECT session_id, agent_id, role, content, said_at, stored_at, memory_id "
-            "FROM session_messages WHERE tenant_id = ? AND space_id = ?"
-        )
-        params: list[Any] = [tenant_id, space_id]
-        if session_id is not None:
-            sql += " AND session_id = ?"
-            params.append(session_id)
-        rows = self.conn.execute(sql + " ORDER BY id", params).fetchall()
-        keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
-
-    def last_session_line(self, tenant_id: str, space_id: str, session_id: str) -> str | None:
-        """The latest stored turn of a session as a transcript line, for context."""
-        row = self.conn.execute(
-            "SELECT role, content FROM session_messages WHERE tenant_id = ? AND space_id = ? "
-            "AND session_id = ? ORDER BY id DESC LIMIT 1",
-            (tenant_id, space_id, session_id),
-        ).fetchone()
-        return None if row is None else f"{row[0]}: {row[1]}"
-
-    def clear_sessions(self, conn: sqlite3.Connection, tenant_id: str, space_id: str) -> int:
-        cursor = conn.execute(
-            "DELETE FROM session_messages WHERE tenant_id = ? AND space_id = ?",
-            (tenant_id, space_id),
-        )
-        return cursor.rowcount
-
-    # ------------------------------------------------------------------ embedding cache
-    def cached_vectors(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
-        out: dict[bytes, bytes] = {}
-        for start in range(0, len(hashes), 500):
-            chunk = hashes[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            out.update(
-                self.conn.execute(
-                    f"SELECT hash, vector FROM embed_cache WHERE model = ? AND hash IN ({marks})",
-                    (model, *chunk),
-                ).fetchall()
-            )
-        return out
-
-    def cache_vectors(self, model: str, items: Sequence[tuple[bytes, bytes]]) -> None:
-        if items:
-            with self.write() as conn:
-                conn.executemany(
-                    "INSERT OR IGNORE INTO embed_cache(model, hash, vector) VALUES (?, ?, ?)",
-                    [(model, h, v) for h, v in items],
-                )
-
-
-def _end(conn: sqlite3.Connection, statement: str) -> None:
-    """End a transaction that already failed; a second failure must not hide the first."""
-    try:
-        conn.execute(statement)
-    except sqlite3.DatabaseError as exc:
-        log.warning("%s failed after an error: %s", statement, exc)
-
-
-def _storage_errors(method: Callable[P, R]) -> Callable[P, R]:
-    """SQLite's own errors leave the store as StorageError, naming the file."""
-
-    @functools.wraps(method)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(*args, **kwargs)
-        except sqlite3.DatabaseError as exc:
-            store = args[0]
-            path = getattr(store, "path", "the database")
-            raise StorageError(
-                f"{path}: {exc} (if the file is damaged, restore it from an export "
-                "or move it aside)"
-            ) from exc
-
-    return wrapper
-
-
-for _name, _member in list(vars(SQLiteStore).items()):
-    if callable(_member) and not _name.startswith("_") and _name not in ("write", "read"):
-        setattr(SQLiteStore, _name, _storage_errors(_member))
-
-
-def _split_sql(script: str) -> list[str]:
-    """Statements of a migration, keeping trigger bodies whole."""
-    statements, buffer = [], ""
-    for line in script.splitlines(keepends=True):
-        if line.strip().startswith("--") and not buffer:
-            continue
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        statements.append(buffer.strip())
-    return statements

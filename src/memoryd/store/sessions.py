@@ -1,0 +1,115 @@
+"""The raw record beside the memories: session messages and the embedding cache."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memoryd.models import utcnow
+from memoryd.store.database import Database
+from memoryd.store.rows import to_us
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    """One message as said, before anything smart happens (times in microseconds)."""
+
+    role: str
+    content: str
+    digest: str
+    said_at: int | None = None
+    memory_id: str | None = None
+    stored_at: int | None = None
+
+
+class SessionLog(Database):
+    """Verbatim messages per session, and vectors cached by content hash."""
+
+    # ------------------------------------------------------------------ session messages
+    def add_session_messages(
+        self,
+        conn: sqlite3.Connection,
+        tenant_id: str,
+        space_id: str,
+        session_id: str,
+        agent_id: str | None,
+        messages: Sequence[RawMessage],
+    ) -> list[bool]:
+        """Store raw messages; False marks a repeat already in the session."""
+        now = to_us(utcnow())
+        fresh = []
+        for m in messages:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO session_messages(tenant_id, space_id, session_id, "
+                "agent_id, role, content, msg_hash, said_at, stored_at, memory_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    tenant_id,
+                    space_id,
+                    session_id,
+                    agent_id,
+                    m.role,
+                    m.content,
+                    m.digest,
+                    m.said_at,
+                    m.stored_at if m.stored_at is not None else now,
+                    m.memory_id,
+                ),
+            )
+            fresh.append(cursor.rowcount == 1)
+        return fresh
+
+    def session_messages(
+        self, tenant_id: str, space_id: str, session_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT session_id, agent_id, role, content, said_at, stored_at, memory_id "
+            "FROM session_messages WHERE tenant_id = ? AND space_id = ?"
+        )
+        params: list[Any] = [tenant_id, space_id]
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            params.append(session_id)
+        rows = self.conn.execute(sql + " ORDER BY id", params).fetchall()
+        keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def last_session_line(self, tenant_id: str, space_id: str, session_id: str) -> str | None:
+        """The latest stored turn of a session as a transcript line, for context."""
+        row = self.conn.execute(
+            "SELECT role, content FROM session_messages WHERE tenant_id = ? AND space_id = ? "
+            "AND session_id = ? ORDER BY id DESC LIMIT 1",
+            (tenant_id, space_id, session_id),
+        ).fetchone()
+        return None if row is None else f"{row[0]}: {row[1]}"
+
+    def clear_sessions(self, conn: sqlite3.Connection, tenant_id: str, space_id: str) -> int:
+        cursor = conn.execute(
+            "DELETE FROM session_messages WHERE tenant_id = ? AND space_id = ?",
+            (tenant_id, space_id),
+        )
+        return int(cursor.rowcount)
+
+    # ------------------------------------------------------------------ embedding cache
+    def cached_vectors(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
+        out: dict[bytes, bytes] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            out.update(
+                self.conn.execute(
+                    f"SELECT hash, vector FROM embed_cache WHERE model = ? AND hash IN ({marks})",
+                    (model, *chunk),
+                ).fetchall()
+            )
+        return out
+
+    def cache_vectors(self, model: str, items: Sequence[tuple[bytes, bytes]]) -> None:
+        if items:
+            with self.write() as conn:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO embed_cache(model, hash, vector) VALUES (?, ?, ?)",
+                    [(model, h, v) for h, v in items],
+                )

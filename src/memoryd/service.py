@@ -30,10 +30,9 @@ from memoryd.ingest.conversation import (
 )
 from memoryd.ingest.direct import (
     build_direct_memory,
-    check_content,
     check_id,
     check_tags,
-    check_unit,
+    parse_changes,
     parse_enum,
 )
 from memoryd.models import (
@@ -181,41 +180,8 @@ class MemoryService:
     def update(self, memory_id: str, **fields: Any) -> Memory:
         """Change fields of a memory; new content is re-embedded before anything is written."""
         check_id(memory_id)
-        changes: dict[str, Any] = {}
+        changes = parse_changes(fields)
         vector = None
-        for name, value in fields.items():
-            if value is None:
-                continue
-            if name == "content":
-                changes["content"] = changes["l2_content"] = check_content(value)
-            elif name == "state":
-                changes["state"] = parse_enum(State, value)
-            elif name == "category":
-                changes["category"] = parse_enum(Category, value)
-            elif name == "tier":
-                changes["tier"] = parse_enum(Tier, value)
-            elif name == "memory_type":
-                changes["memory_type"] = parse_enum(MemoryType, value)
-            elif name == "tags":
-                changes["tags"] = check_tags(value)
-            elif name in ("importance", "confidence"):
-                changes[name] = check_unit(name, value, 0.5)
-            elif name in (
-                "l0_abstract",
-                "l1_overview",
-                "source",
-                "scope",
-                "valid_from",
-                "valid_to",
-                "expires_at",
-                "key",
-                "relations",
-                "superseded_by",
-                "invalidated_at",
-            ):
-                changes[name] = value
-            else:
-                raise ValidationError(f"field {name!r} cannot be updated")
         if "content" in changes:
             current = self.get(memory_id)
             vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]

@@ -125,3 +125,48 @@ def build_direct_memory(
         created_at=now,
         updated_at=now,
     )
+
+
+# fields a caller may set on an existing memory without validation beyond pydantic's
+PLAIN_FIELDS = frozenset(
+    (
+        "l0_abstract",
+        "l1_overview",
+        "source",
+        "scope",
+        "valid_from",
+        "valid_to",
+        "expires_at",
+        "key",
+        "relations",
+        "superseded_by",
+        "invalidated_at",
+    )
+)
+
+
+def parse_changes(fields: dict[str, Any]) -> dict[str, Any]:
+    """Validated changes for an update; ``None`` means "leave as it is"."""
+    changes: dict[str, Any] = {}
+    enums: dict[str, type[Any]] = {
+        "state": State,
+        "category": Category,
+        "tier": Tier,
+        "memory_type": MemoryType,
+    }
+    for name, value in fields.items():
+        if value is None:
+            continue
+        if name == "content":
+            changes["content"] = changes["l2_content"] = check_content(value)
+        elif name in enums:
+            changes[name] = parse_enum(enums[name], value)
+        elif name == "tags":
+            changes["tags"] = check_tags(value)
+        elif name in ("importance", "confidence"):
+            changes[name] = check_unit(name, value, 0.5)
+        elif name in PLAIN_FIELDS:
+            changes[name] = value
+        else:
+            raise ValidationError(f"field {name!r} cannot be updated")
+    return changes

@@ -8,6 +8,7 @@ does the search fail, because an empty answer would look like "no memory".
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -22,36 +23,58 @@ log = logging.getLogger(__name__)
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-search")
 
 
+QueryVector = npt.NDArray[np.float32] | None
+
+
+def submit_embedding(embed: Callable[[str], QueryVector], query: str) -> Future[QueryVector]:
+    """Start embedding the query, so the keyword leg need not wait for the model."""
+    return _POOL.submit(embed, query)
+
+
+def _vector_leg(
+    store: SQLiteStore,
+    tenant_id: str,
+    space_id: str,
+    query_vector: Future[QueryVector],
+    k: int,
+    f: MemoryFilter,
+) -> list[tuple[int, float]] | None:
+    vector = query_vector.result()
+    return None if vector is None else store.vector_search(tenant_id, space_id, vector, k, f)
+
+
 def parallel_search(
     store: SQLiteStore,
     tenant_id: str,
     space_id: str,
     query: str,
-    query_vector: npt.NDArray[np.float32] | None,
+    query_vector: Future[QueryVector],
     k: int,
     f: MemoryFilter,
 ) -> list[Candidate]:
-    vector_leg: Future[list[tuple[int, float]]] | None = None
-    if query_vector is not None:
-        vector_leg = _POOL.submit(store.vector_search, tenant_id, space_id, query_vector, k, f)
+    """Both legs for one space; ``query_vector`` resolves to None when embedding failed."""
+    vector_leg = _POOL.submit(_vector_leg, store, tenant_id, space_id, query_vector, k, f)
     bm25_leg = _POOL.submit(store.bm25_search, tenant_id, space_id, query, k, f)
 
-    errors: list[BaseException] = []
+    failures: list[str] = []
     vector_hits: list[tuple[int, float]] = []
     bm25_hits: list[tuple[int, float]] = []
-    if vector_leg is not None:
-        try:
-            vector_hits = vector_leg.result()
-        except (MemorydError, ValueError, RuntimeError) as exc:
-            log.warning("vector leg failed, answering from BM25: %s", exc)
-            errors.append(exc)
+    try:
+        found = vector_leg.result()
+        if found is None:
+            failures.append("the query could not be embedded")
+        else:
+            vector_hits = found
+    except (MemorydError, ValueError, RuntimeError) as exc:
+        log.warning("vector leg failed, answering from BM25: %s", exc)
+        failures.append(str(exc))
     try:
         bm25_hits = bm25_leg.result()
     except MemorydError as exc:
         log.warning("BM25 leg failed, answering from vectors: %s", exc)
-        errors.append(exc)
-    if errors and (len(errors) == 2 or (query_vector is None)):
-        raise StorageError(f"both search legs failed: {'; '.join(map(str, errors))}")
+        failures.append(str(exc))
+    if len(failures) == 2:
+        raise StorageError(f"both search legs failed: {'; '.join(failures)}")
 
     candidates: dict[int, Candidate] = {}
     for rank, (rowid, sim) in enumerate(vector_hits, start=1):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -29,7 +30,7 @@ from memoryd.retrieve.importance import importance_weight
 from memoryd.retrieve.length_norm import length_norm
 from memoryd.retrieve.min_score import min_score_filter
 from memoryd.retrieve.mmr import mmr_diversity
-from memoryd.retrieve.parallel_search import parallel_search
+from memoryd.retrieve.parallel_search import QueryVector, parallel_search, submit_embedding
 from memoryd.retrieve.rrf_fusion import rrf_fuse
 from memoryd.retrieve.rrf_normalize import rrf_normalize
 from memoryd.retrieve.topk_cap import topk_cap
@@ -105,7 +106,7 @@ class Retriever:
         tenant_id: str,
         space_id: str,
         request: SearchRequest,
-        query_vector: npt.NDArray[np.float32] | None,
+        query_vector: Future[QueryVector],
         tracer: _Tracer,
     ) -> list[Candidate]:
         cfg, limit = request.config, request.limit
@@ -163,7 +164,7 @@ class Retriever:
         self, tenant_id: str, spaces: Sequence[SpaceRef], request: SearchRequest
     ) -> SearchResponse:
         started = time.perf_counter()
-        query_vector = self._embed_query(request.query)
+        query_vector = submit_embedding(self._embed_query, request.query)
         tracer = _Tracer(request.include_trace)
         merged: list[tuple[Candidate, float]] = []
         for space in spaces:

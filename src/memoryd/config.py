@@ -21,6 +21,7 @@ from pydantic_settings import (
 )
 
 from memoryd.errors import ValidationError
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
 CONFIG_FILENAME = "config.toml"
 _HOME: ContextVar[Path | None] = ContextVar("memoryd_home", default=None)
@@ -61,7 +62,7 @@ class Settings(BaseSettings):
     rerank_base_url: str = ""
 
     # the vector index switches from exact NumPy to HNSW past this many rows in a space
-    hnsw_threshold: int = 200_000
+    hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
 
     @classmethod
     def settings_customise_sources(

@@ -10,15 +10,19 @@ import platform
 import sqlite3
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from rich.progress import Progress
 
 from memoryd.embed import Embedder, Vectors
 from memoryd.embed.local import LocalEmbedder
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -137,3 +141,18 @@ class Timer:
 
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self.start
+
+
+def mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 4) if values else 0.0
+
+
+def run_all(label: str, items: Sequence[T], one: Callable[[T], list[R]]) -> tuple[list[R], float]:
+    """Every item through ``one`` with a progress bar: the rows and the wall time."""
+    rows: list[R] = []
+    with Timer() as timer, Progress() as bar:
+        task = bar.add_task(label, total=len(items))
+        for item in items:
+            rows += one(item)
+            bar.advance(task)
+    return rows, round(timer.seconds, 1)

@@ -15,10 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rich.progress import Progress
-
 from bench.baselines import Baselines
-from bench.common import CachedEmbedder, Timer, rank_groups
+from bench.common import CachedEmbedder, mean, rank_groups, run_all
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
@@ -132,9 +130,6 @@ def run_conversation(
 
 
 def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
-    def mean(values: list[float]) -> float:
-        return round(sum(values) / len(values), 4) if values else 0.0
-
     pick = (lambda r: r) if key is None else (lambda r: r[key])
     names = [f"recall@{k}" for k in KS] + ["session_R@5_any"]
     metrics: dict[str, Any] = {n: mean([pick(r)[n] for r in rows]) for n in names}
@@ -155,12 +150,9 @@ def run(
     baselines: bool = True,
 ) -> dict[str, Any]:
     samples = load(path)[:limit] if limit else load(path)
-    rows: list[dict[str, Any]] = []
-    with Timer() as timer, Progress() as bar:
-        task = bar.add_task("locomo", total=len(samples))
-        for sample in samples:
-            rows += run_conversation(sample, embedder, config, baselines)
-            bar.advance(task)
+    rows, wall_s = run_all(
+        "locomo", samples, lambda sample: run_conversation(sample, embedder, config, baselines)
+    )
     return {
         "benchmark": "locomo_turn",
         "data": str(path),
@@ -174,5 +166,5 @@ def run(
             "recipe": config,
         },
         "per_question": rows,
-        "wall_s": round(timer.seconds, 1),
+        "wall_s": wall_s,
     }

@@ -16,10 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rich.progress import Progress
-
 from bench.baselines import Baselines
-from bench.common import CachedEmbedder, Timer, ndcg_at, rank_groups
+from bench.common import CachedEmbedder, mean, ndcg_at, rank_groups, run_all
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
@@ -103,9 +101,6 @@ def run_question(
 
 
 def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
-    def mean(values: list[float]) -> float:
-        return round(sum(values) / len(values), 4) if values else 0.0
-
     pick = (lambda r: r) if key is None else (lambda r: r[key])
     names = [f"R@{k}_{m}" for k in KS for m in ("any", "all")] + ["NDCG@10"]
     metrics: dict[str, Any] = {n: mean([pick(r)[n] for r in rows]) for n in names}
@@ -124,12 +119,9 @@ def run(
     baselines: bool = True,
 ) -> dict[str, Any]:
     questions = load(path)[:limit] if limit else load(path)
-    rows: list[dict[str, Any]] = []
-    with Timer() as timer, Progress() as bar:
-        task = bar.add_task("longmemeval", total=len(questions))
-        for q in questions:
-            rows.append(run_question(q, embedder, config, baselines))
-            bar.advance(task)
+    rows, wall_s = run_all(
+        "longmemeval", questions, lambda q: [run_question(q, embedder, config, baselines)]
+    )
     report: dict[str, Any] = {
         "benchmark": "longmemeval_s_session",
         "data": str(path),
@@ -145,6 +137,6 @@ def run(
             "recipe": config,
         },
         "per_question": rows,
-        "wall_s": round(timer.seconds, 1),
+        "wall_s": wall_s,
     }
     return report

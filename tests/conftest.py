@@ -30,3 +30,22 @@ def service(home: Path, embedder: LocalEmbedder) -> Iterator[MemoryService]:
     svc = MemoryService(home, embedder=embedder)
     yield svc
     svc.close()
+
+
+@pytest.fixture(name="STAGES")
+def stages() -> list[str]:
+    """The 12 stage names of a default-recipe search trace, in order."""
+    return [
+        "parallel_search",
+        "convex_fusion",
+        "rrf_normalize",
+        "min_score_filter",
+        "topk_cap",
+        "cross_encoder",
+        "bm25_floor",
+        "decay_boost",
+        "importance_weight",
+        "length_norm",
+        "hard_cutoff",
+        "mmr_diversity",
+    ]

@@ -13,21 +13,6 @@ from memoryd.config import CONFIG_FILENAME, Settings, default_home, load_setting
 from memoryd.errors import ValidationError as MemorydValidationError
 from memoryd.models import IngestResult, SearchResponse
 
-STAGES = [
-    "parallel_search",
-    "convex_fusion",
-    "rrf_normalize",
-    "min_score_filter",
-    "topk_cap",
-    "cross_encoder",
-    "bm25_floor",
-    "decay_boost",
-    "importance_weight",
-    "length_norm",
-    "hard_cutoff",
-    "mmr_diversity",
-]
-
 
 @pytest.fixture
 def mem(home: Path) -> Iterator[Memory]:
@@ -158,7 +143,7 @@ def test_errors(mem: Memory) -> None:
         mem.search("")
 
 
-def test_explain_traces_the_twelve_stages(mem: Memory) -> None:
+def test_explain_traces_the_twelve_stages(mem: Memory, STAGES: list[str]) -> None:
     berlin = mem.add("I moved to Berlin in 2024")
     mem.add("I prefer dark roast coffee")
     response = mem.explain("Berlin")

@@ -16,21 +16,6 @@ from typing import Any
 
 import pytest
 
-STAGES = [
-    "parallel_search",
-    "convex_fusion",
-    "rrf_normalize",
-    "min_score_filter",
-    "topk_cap",
-    "cross_encoder",
-    "bm25_floor",
-    "decay_boost",
-    "importance_weight",
-    "length_norm",
-    "hard_cutoff",
-    "mmr_diversity",
-]
-
 
 def memoryd_command() -> list[str]:
     """The installed console script next to this interpreter, else the module."""
@@ -131,7 +116,7 @@ def test_search_chinese_memory_by_a_chinese_word(populated: Populated) -> None:
     assert "我喜欢喝绿茶" in ok(populated.home, "--json", "get", populated.tea["id"]).out
 
 
-def test_search_human_shows_a_table(populated: Populated) -> None:
+def test_search_human_shows_a_table(populated: Populated, STAGES: list[str]) -> None:
     out = ok(populated.home, "search", "coffee in the morning", "--trace").out
     assert "score" in out
     assert "dark roast coffee" in out
@@ -140,7 +125,7 @@ def test_search_human_shows_a_table(populated: Populated) -> None:
         assert stage in out
 
 
-def test_search_trace_json_has_the_twelve_stages(populated: Populated) -> None:
+def test_search_trace_json_has_the_twelve_stages(populated: Populated, STAGES: list[str]) -> None:
     data = ok_json(populated.home, "search", "coffee", "--trace", "--tag", "drink")
     assert [s["name"] for s in data["trace"]["stages"]] == STAGES
     # the tag filter leaves only the tea

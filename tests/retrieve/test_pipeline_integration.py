@@ -23,21 +23,6 @@ from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore
 from memoryd.store.rows import to_us
 
-STAGES = [
-    "parallel_search",
-    "convex_fusion",
-    "rrf_normalize",
-    "min_score_filter",
-    "topk_cap",
-    "cross_encoder",
-    "bm25_floor",
-    "decay_boost",
-    "importance_weight",
-    "length_norm",
-    "hard_cutoff",
-    "mmr_diversity",
-]
-
 NOTES = [
     "The zebra at the city zoo is named Stripes",
     "I prefer dark roast coffee in the morning",
@@ -86,7 +71,7 @@ def _stage(trace: SearchTrace, name: str) -> StageTrace:
 
 # ---------------------------------------------------------------------- failing legs
 def test_a_failed_query_embedding_answers_from_keywords(
-    flaky_service: MemoryService, caplog: pytest.LogCaptureFixture
+    flaky_service: MemoryService, caplog: pytest.LogCaptureFixture, STAGES: list[str]
 ) -> None:
     ids = _seed(flaky_service)
 
@@ -197,7 +182,7 @@ def _request(query: str, limit: int) -> SearchRequest:
     )
 
 
-def test_cross_space_search_weights_and_merges(service: MemoryService) -> None:
+def test_cross_space_search_weights_and_merges(service: MemoryService, STAGES: list[str]) -> None:
     personal = [service.add(text) for text in PERSONAL_NOTES]
     team = _add_team_space(service)
     spaces = [
@@ -247,7 +232,7 @@ def test_cross_space_search_weights_and_merges(service: MemoryService) -> None:
 
 
 # ---------------------------------------------------------------------- the trace
-def test_trace_accounts_for_every_stage(service: MemoryService) -> None:
+def test_trace_accounts_for_every_stage(service: MemoryService, STAGES: list[str]) -> None:
     _seed(service)
     service.add("I prefer dark roast coffee in the morning, every day")  # a near-copy
     response = service.search("coffee in the morning", limit=3, include_trace=True, touch=False)

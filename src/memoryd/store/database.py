@@ -12,7 +12,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -74,27 +74,21 @@ class Database:
             self._connections.clear()
         self._local = threading.local()
 
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction; rolled back whole on any error."""
-        conn = self.conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot write {self.path}: {exc}") from exc
-        try:
-            yield conn
-        except BaseException:
-            _end(conn, "ROLLBACK")
-            raise
-        else:
-            conn.execute("COMMIT")
+        return self._transaction("BEGIN IMMEDIATE", "write")
+
+    def read(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One consistent snapshot for several reads."""
+        return self._transaction("BEGIN", "read")
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        """One consistent snapshot for several reads."""
+    def _transaction(self, begin: str, purpose: str) -> Iterator[sqlite3.Connection]:
         conn = self.conn
-        conn.execute("BEGIN")
+        try:
+            conn.execute(begin)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"cannot {purpose} {self.path}: {exc}") from exc
         try:
             yield conn
         except BaseException:

@@ -3,7 +3,7 @@
 For each question (abstention ones excepted) an empty store ingests the
 question's haystack sessions, in order, each with its date and id, through
 the product's own ingest path; then it searches with the question, the
-question's date as "now". Sessions rank by their best result.
+question; "now" is the wall clock (see run_question). Sessions rank by their best result.
 """
 
 from __future__ import annotations
@@ -66,13 +66,10 @@ def run_question(
                 ]
                 if messages:
                     svc.ingest(messages, session_id=sid, dates=parse_date(date))
-            response = svc.search(
-                q["question"],
-                limit=SEARCH_LIMIT,
-                now=parse_date(q["question_date"]),
-                config=config,
-                touch=False,
-            )
+            # Searched at the wall clock, not at question_date: the data dates some
+            # evidence sessions after their question (38 of the 250 dev questions),
+            # and memoryd treats a turn dated after "now" as not yet said.
+            response = svc.search(q["question"], limit=SEARCH_LIMIT, config=config, touch=False)
         finally:
             svc.close()
     ranked = rank_groups([r.memory.session_id for r in response.results])
@@ -133,7 +130,7 @@ def run(
             "ingest": "raw turns, user and assistant, each with its session date "
             "(MemoryService.ingest mode=raw)",
             "search_limit": SEARCH_LIMIT,
-            "now": "question_date",
+            "now": "wall clock (some evidence sessions are dated after their question)",
             "recipe": config,
         },
         "per_question": rows,

@@ -20,6 +20,8 @@ from memoryd.models import Category, Memory, MemoryType, Message, Tier, to_utc, 
 
 MAX_MESSAGES = 10_000
 CONTEXT_CHARS = 200
+# roles that name a part in the exchange, not a person
+GENERIC_ROLES = frozenset(("user", "assistant", "system", "tool", "human", "ai", "developer"))
 SESSION_SOURCE = "conversation"
 
 
@@ -62,9 +64,21 @@ def embedding_text(memory: Memory) -> str:
     is kept in ``l1_overview`` so re-embedding (reindex, import) gives the
     same vector.
     """
-    if memory.memory_type is MemoryType.SESSION and memory.l1_overview:
-        return f"{memory.content}\n{memory.l1_overview}"
-    return memory.content
+    if memory.memory_type is not MemoryType.SESSION:
+        return memory.content
+    text = spoken(memory.content)
+    return f"{text}\n{spoken(memory.l1_overview)}" if memory.l1_overview else text
+
+
+def spoken(line: str) -> str:
+    """A transcript line without a generic role: what was said, for the embedder.
+
+    A named speaker stays ("Caroline: …" is about Caroline), but "user: " or
+    "assistant: " in every vector would make any query that mentions "the
+    user" lean towards short user turns over the facts it asks about.
+    """
+    role, sep, text = line.partition(": ")
+    return text if sep and role.strip().lower() in GENERIC_ROLES else line
 
 
 def context_of(line: str | None) -> str:

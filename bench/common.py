@@ -156,3 +156,26 @@ def run_all(label: str, items: Sequence[T], one: Callable[[T], list[R]]) -> tupl
             rows += one(item)
             bar.advance(task)
     return rows, round(timer.seconds, 1)
+
+
+def summarize(
+    rows: Sequence[dict[str, Any]],
+    names: Sequence[str],
+    group: str,
+    group_metric: str,
+    key: str | None = None,
+) -> dict[str, Any]:
+    """Mean of each metric over ``rows`` (or their ``key`` sub-dict, a baseline),
+    and ``group_metric`` broken down by the rows' ``group`` field."""
+
+    def pick(r: dict[str, Any]) -> dict[str, Any]:
+        return r if key is None else r[key]
+
+    metrics: dict[str, Any] = {n: mean([pick(r)[n] for r in rows]) for n in names}
+    groups: dict[str, list[float]] = {}
+    for r in rows:
+        groups.setdefault(str(r[group]), []).append(pick(r)[group_metric])
+    metrics[f"by_{group}"] = {
+        g: {group_metric: mean(v), "n": len(v)} for g, v in sorted(groups.items())
+    }
+    return metrics

@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bench.baselines import Baselines
-from bench.common import CachedEmbedder, mean, rank_groups, run_all
+from bench.common import CachedEmbedder, rank_groups, run_all, summarize
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
@@ -130,16 +129,8 @@ def run_conversation(
 
 
 def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
-    pick = (lambda r: r) if key is None else (lambda r: r[key])
     names = [f"recall@{k}" for k in KS] + ["session_R@5_any"]
-    metrics: dict[str, Any] = {n: mean([pick(r)[n] for r in rows]) for n in names}
-    by_cat: dict[int, list[float]] = defaultdict(list)
-    for r in rows:
-        by_cat[r["category"]].append(pick(r)["recall@10"])
-    metrics["by_category"] = {
-        str(c): {"recall@10": mean(v), "n": len(v)} for c, v in sorted(by_cat.items())
-    }
-    return metrics
+    return summarize(rows, names, "category", "recall@10", key)
 
 
 def run(

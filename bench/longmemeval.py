@@ -11,13 +11,12 @@ from __future__ import annotations
 import gzip
 import json
 import tempfile
-from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bench.baselines import Baselines
-from bench.common import CachedEmbedder, mean, ndcg_at, rank_groups, run_all
+from bench.common import CachedEmbedder, ndcg_at, rank_groups, run_all, summarize
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
@@ -98,14 +97,8 @@ def run_question(
 
 
 def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
-    pick = (lambda r: r) if key is None else (lambda r: r[key])
     names = [f"R@{k}_{m}" for k in KS for m in ("any", "all")] + ["NDCG@10"]
-    metrics: dict[str, Any] = {n: mean([pick(r)[n] for r in rows]) for n in names}
-    by_type: dict[str, list[float]] = defaultdict(list)
-    for r in rows:
-        by_type[r["type"]].append(pick(r)["R@5_any"])
-    metrics["by_type"] = {t: {"R@5_any": mean(v), "n": len(v)} for t, v in sorted(by_type.items())}
-    return metrics
+    return summarize(rows, names, "type", "R@5_any", key)
 
 
 def run(

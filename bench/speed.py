@@ -104,7 +104,7 @@ def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict
             for text in adds:
                 svc.add(text)
         latencies, dense_ms, bm25_ms = [], [], []
-        matrix = svc.store.index.space(svc.tenant_id, svc.space_id)  # type: ignore[union-attr]
+        matrix = svc.store.index.space(svc.space_id)  # type: ignore[union-attr]
         for q in queries(n_queries):
             started = time.perf_counter()
             svc.search(q, limit=10, touch=False)

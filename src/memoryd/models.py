@@ -245,3 +245,78 @@ class IngestResult(BaseModel):
     session_id: str
     stored_count: int
     memory_ids: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------- tenancy
+class Role(StrEnum):
+    ADMIN = "admin"
+    MEMBER = "member"
+    READER = "reader"
+
+
+class Member(BaseModel):
+    user_id: str
+    role: Role
+    joined_at: datetime
+
+
+class AutoShareRule(BaseModel):
+    """Copy new memories of ``source_space`` that match into the rule's space."""
+
+    id: str = Field(default_factory=new_id)
+    source_space: str
+    categories: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    min_importance: float = 0.0
+    require_approval: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Space(BaseModel):
+    id: str
+    space_type: SpaceType
+    name: str = ""
+    owner_id: str
+    members: list[Member] = Field(default_factory=list)
+    auto_share_rules: list[AutoShareRule] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    def role_of(self, user_id: str) -> Role | None:
+        if user_id == self.owner_id:
+            return Role.ADMIN
+        return next((m.role for m in self.members if m.user_id == user_id), None)
+
+
+class Tenant(BaseModel):
+    id: str
+    name: str
+    status: str = "active"
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ApiKey(BaseModel):
+    """A key's public record; the secret itself is shown once and stored hashed."""
+
+    id: str
+    tenant_id: str
+    prefix: str
+    name: str = ""
+    created_at: datetime
+    revoked_at: datetime | None = None
+    last_used_at: datetime | None = None
+
+
+def wire(value: Any) -> Any:
+    """A pydantic value in the wire form: enums as values, times with 6 digits."""
+    if isinstance(value, BaseModel):
+        return {k: wire(getattr(value, k)) for k in type(value).model_fields}
+    if isinstance(value, datetime):
+        return format_ts(value)
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [wire(v) for v in value]
+    if isinstance(value, dict):
+        return {k: wire(v) for k, v in value.items()}
+    return value

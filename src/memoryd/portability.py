@@ -182,7 +182,8 @@ def reindex(service: MemoryService, progress: Progress | None = None) -> int:
     """Re-embed every memory with the configured model and rebind the store to it."""
     from memoryd.embed import create_embedder
 
-    embedder = service._embedder or create_embedder(service.settings)
+    engine = service.engine
+    embedder = engine._embedder or create_embedder(service.settings)
     store = service.store
     rows = [
         (rowid, Memory.model_construct(content=c, l1_overview=l1, memory_type=MemoryType(t)))
@@ -205,8 +206,8 @@ def reindex(service: MemoryService, progress: Progress | None = None) -> int:
         store.set_meta(conn, "embed_model", embedder.name)
         store.set_meta(conn, "embed_dim", str(embedder.dim))
     store.index = None
-    service._embedder = embedder
-    service._retriever = None
+    engine._embedder = embedder
+    engine._retriever = None
     return len(rows)
 
 

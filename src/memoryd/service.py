@@ -8,10 +8,8 @@ is never a door's job.
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,8 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.config import Settings, load_settings
-from memoryd.embed import Embedder, content_hash, create_embedder
-from memoryd.errors import NotFoundError, StorageError, ValidationError
+from memoryd.embed import Embedder
+from memoryd.engine import Engine
+from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ingest.conversation import (
     embedding_text,
     link_context,
@@ -50,8 +49,7 @@ from memoryd.models import (
 )
 from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest, SpaceRef
 from memoryd.retrieve.config import DEFAULT_LIMIT
-from memoryd.retrieve.cross_encoder import create_cross_encoder
-from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore
+from memoryd.store import MemoryFilter
 from memoryd.store.rows import to_us
 from memoryd.store.sqlite import RawMessage
 
@@ -67,6 +65,8 @@ def personal_space(tenant_id: str) -> str:
 
 
 class MemoryService:
+    """One tenant's view of an engine. ``for_tenant`` gives another tenant's view."""
+
     def __init__(
         self,
         home: Path | str | None = None,
@@ -74,71 +74,41 @@ class MemoryService:
         settings: Settings | None = None,
         embedder: Embedder | None = None,
         tenant_id: str = LOCAL_TENANT,
+        engine: Engine | None = None,
     ) -> None:
-        self.settings = settings or load_settings(home)
-        self.home = Path(self.settings.home)
-        self.home.mkdir(parents=True, exist_ok=True)
-        self.store = SQLiteStore(self.home / DB_FILENAME)
+        self._owns_engine = engine is None
+        self.engine = engine or Engine(settings or load_settings(home), embedder)
+        self.settings = self.engine.settings
+        self.home = self.engine.home
+        self.store = self.engine.store
         self.tenant_id = tenant_id
         self.space_id = personal_space(tenant_id)
         self.store.ensure_tenant(tenant_id, tenant_id, self.space_id)
-        self._embedder = embedder
-        self._embedder_lock = threading.Lock()
-        self._retriever: Retriever | None = None
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-bg")
 
-    # ------------------------------------------------------------------ lifecycle
+    def for_tenant(self, tenant_id: str) -> MemoryService:
+        """The same engine seen as another tenant (the server's per-request service)."""
+        return MemoryService(tenant_id=tenant_id, engine=self.engine)
+
     @property
     def embedder(self) -> Embedder:
-        """The configured model, loaded on first use and checked against the store."""
-        with self._embedder_lock:
-            if self._embedder is None:
-                self._embedder = create_embedder(self.settings)
-            if self.store.index is None:
-                self.store.bind_embedding_model(
-                    self._embedder.name, self._embedder.dim, self.settings.hnsw_threshold
-                )
-            return self._embedder
+        return self.engine.embedder
 
     @property
     def retriever(self) -> Retriever:
-        if self._retriever is None:
-            s = self.settings
-            reranker = create_cross_encoder(
-                s.rerank_provider, s.rerank_api_key, s.rerank_model, s.rerank_base_url
-            )
-            self._retriever = Retriever(self.store, self.embedder, reranker)
-        return self._retriever
+        return self.engine.retriever
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self.engine.embed(texts)
 
     def close(self) -> None:
-        self._background.shutdown(wait=True)
-        self.store.close()
+        if self._owns_engine:
+            self.engine.close()
 
     def __enter__(self) -> MemoryService:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # ------------------------------------------------------------------ embeddings
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Vectors for ``texts``, computed once per distinct text and model."""
-        embedder = self.embedder
-        if not texts:
-            return np.zeros((0, embedder.dim), dtype=np.float32)
-        hashes = [content_hash(t) for t in texts]
-        cached = self.store.cached_vectors(embedder.name, list(dict.fromkeys(hashes)))
-        missing = list(
-            dict.fromkeys(t for t, h in zip(texts, hashes, strict=True) if h not in cached)
-        )
-        if missing:
-            fresh = embedder.embed(missing)
-            new: list[tuple[bytes, bytes]] = [
-                (content_hash(t), v.tobytes()) for t, v in zip(missing, fresh, strict=True)
-            ]
-            cached.update(new)
-            self.store.cache_vectors(embedder.name, new)
-        return np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
 
     # ------------------------------------------------------------------ direct memories
     def add(self, content: str, *, key: str | None = None, **fields: Any) -> Memory:
@@ -314,15 +284,8 @@ class MemoryService:
             self.tenant_id, [SpaceRef(self.space_id, SpaceType.PERSONAL)], request
         )
         if touch and response.results:
-            ids = [r.memory.id for r in response.results]
-            self._background.submit(self._touch, ids, to_us(utcnow()) or 0)
+            self.engine.touch([r.memory.id for r in response.results], to_us(utcnow()) or 0)
         return response
-
-    def _touch(self, ids: list[str], at_us: int) -> None:
-        try:
-            self.store.touch(ids, at_us)
-        except StorageError as exc:  # recall counts are not worth failing a search over
-            log.warning("could not record recall of %d memories: %s", len(ids), exc)
 
     # ------------------------------------------------------------------ conversation capture
     def ingest(

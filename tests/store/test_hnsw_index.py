@@ -143,7 +143,7 @@ def test_too_few_live_candidates_fall_back_to_the_exact_scan() -> None:
 def test_switches_on_past_the_threshold_and_off_below_half() -> None:
     rng = np.random.default_rng(13)
     vectors = unit(rng, 130)
-    index = VectorIndex(DIM, hnsw_threshold=100).space("t", "s")
+    index = VectorIndex(DIM, hnsw_threshold=100).space("s")
     index.apply(rows(vectors[:100]))
     assert index.graph is None  # at the threshold: still exact
     index.apply(rows(vectors[100:101], first=101))
@@ -167,7 +167,7 @@ def test_switches_on_past_the_threshold_and_off_below_half() -> None:
 
 
 def test_never_switches_without_a_threshold() -> None:
-    index = VectorIndex(DIM, hnsw_threshold=None).space("t", "s")
+    index = VectorIndex(DIM, hnsw_threshold=None).space("s")
     index.apply(rows(unit(np.random.default_rng(1), 300)))
     assert index.graph is None
 
@@ -245,7 +245,7 @@ def test_search_through_the_service_after_the_switch(
         svc.add(fact)
     svc.search("strawberries", touch=False)
     assert svc.store.index is not None
-    space = svc.store.index.space(svc.tenant_id, svc.space_id)
+    space = svc.store.index.space(svc.space_id)
     assert space.graph is None and answered == []
     for fact in FACTS[40:]:
         svc.add(fact)

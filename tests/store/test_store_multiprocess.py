@@ -11,6 +11,7 @@ from childproc import Child
 from memoryd.embed.local import LocalEmbedder
 from memoryd.models import State
 from memoryd.service import MemoryService
+from memoryd.store.database import migration_scripts
 
 BACKGROUND = [
     "I prefer dark roast coffee in the morning",
@@ -128,5 +129,7 @@ def test_two_processes_create_the_same_fresh_store_at_once(
         rows, total = svc.list_memories(limit=100)
         assert total == 10
         assert {m.id for m in rows} == set(ids)
-        assert svc.store.conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert svc.store.conn.execute("PRAGMA user_version").fetchone()[0] == len(
+            migration_scripts()
+        )
         assert svc.stats()["embedding_model"] == embedder.name

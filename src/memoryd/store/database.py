@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -98,14 +99,7 @@ class Database:
             conn.execute("COMMIT")
 
     def _migrate(self) -> None:
-        migrations = sorted(
-            (
-                p
-                for p in resources.files("memoryd.store.migrations").iterdir()
-                if p.name.endswith(".sql")
-            ),
-            key=lambda p: p.name,
-        )
+        migrations = migration_scripts()
         try:
             conn = self.conn
             current = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -148,6 +142,18 @@ class Database:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+
+def migration_scripts() -> list[Traversable]:
+    """The schema's migrations in order; the last one's number is the schema version."""
+    return sorted(
+        (
+            p
+            for p in resources.files("memoryd.store.migrations").iterdir()
+            if p.name.endswith(".sql")
+        ),
+        key=lambda p: p.name,
+    )
 
 
 def _end(conn: sqlite3.Connection, statement: str) -> None:

@@ -71,12 +71,19 @@ def _in(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
 def where_clause(
     tenant_id: str, space_ids: Sequence[str], f: MemoryFilter
 ) -> tuple[str, list[Any]]:
-    """``WHERE`` text (without the keyword) over alias ``m``, and its parameters."""
-    parts: list[str] = ["m.tenant_id = ?"]
-    params: list[Any] = [tenant_id]
+    """``WHERE`` text (without the keyword) over alias ``m``, and its parameters.
+
+    Access is membership: a tenant sees the rows of ``space_ids`` only where it
+    is a member of the space (its personal space included), whoever wrote them.
+    The check is in the SQL itself, so a door that passes a wrong space id gets
+    nothing back rather than someone else's memories.
+    """
     sql, p = _in("m.space_id", space_ids)
-    parts.append(sql)
-    params += p
+    parts: list[str] = [
+        sql,
+        "m.space_id IN (SELECT sm.space_id FROM space_members sm WHERE sm.user_id = ?)",
+    ]
+    params: list[Any] = [*p, tenant_id]
     if f.state:
         sql, p = _in("m.state", f.state)
         parts.append(sql)

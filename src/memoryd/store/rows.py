@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -81,6 +81,10 @@ def to_us(value: datetime | None) -> int | None:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+@overload
+def from_us(value: int) -> datetime: ...
+@overload
+def from_us(value: int | None) -> datetime | None: ...
 def from_us(value: int | None) -> datetime | None:
     if value is None:
         return None

@@ -31,6 +31,7 @@ from memoryd.store.rows import (
     vector_to_blob,
 )
 from memoryd.store.sessions import RawMessage, SessionLog
+from memoryd.store.spaces import SpaceStore
 from memoryd.store.vector_index import IndexRow, VectorIndex
 
 DB_FILENAME = "memoryd.db"
@@ -41,7 +42,7 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
-class SQLiteStore(SessionLog):
+class SQLiteStore(SessionLog, SpaceStore):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index: VectorIndex | None = None
@@ -327,18 +328,18 @@ class SQLiteStore(SessionLog):
         ]
 
     # ------------------------------------------------------------------ search legs
-    def _sync_index(self, tenant_id: str, space_id: str) -> None:
+    def _sync_index(self, space_id: str) -> None:
         """Catch the space's index up with every committed write, from any process."""
         assert self.index is not None, "bind_embedding_model() first"
-        space = self.index.space(tenant_id, space_id)
+        space = self.index.space(space_id)
         with space.lock, self.read() as conn:
             seq = int(conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0])
             if seq == space.seq:
                 return
             rows = conn.execute(
                 "SELECT rowid, vector, state, invalidated_at, valid_to, expires_at, valid_from "
-                "FROM memories WHERE tenant_id = ? AND space_id = ? AND seq > ?",
-                (tenant_id, space_id, space.seq),
+                "FROM memories WHERE space_id = ? AND seq > ?",
+                (space_id, space.seq),
             ).fetchall()
             space.apply(
                 [
@@ -371,9 +372,11 @@ class SQLiteStore(SessionLog):
         k: int,
         f: MemoryFilter,
     ) -> list[tuple[int, float]]:
-        self._sync_index(tenant_id, space_id)
+        if not self.is_member(tenant_id, space_id):
+            return []
+        self._sync_index(space_id)
         assert self.index is not None
-        space = self.index.space(tenant_id, space_id)
+        space = self.index.space(space_id)
         allowed = self.allowed_rowids(tenant_id, [space_id], f) if f.is_narrowing() else None
         live_at = None if f.as_of is not None or f.live_at is None else to_us(f.live_at)
         with space.lock:

@@ -190,20 +190,21 @@ class SpaceIndex:
 
 
 class VectorIndex:
-    """All space indexes of one store, keyed by (tenant, space)."""
+    """All space indexes of one store, keyed by space (a team space has many writers)."""
 
     def __init__(self, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD) -> None:
         self.dim = dim
         self.hnsw_threshold = hnsw_threshold
-        self._spaces: dict[tuple[str, str], SpaceIndex] = {}
+        self._spaces: dict[str, SpaceIndex] = {}
         self._lock = threading.Lock()
 
-    def space(self, tenant_id: str, space_id: str) -> SpaceIndex:
+    def space(self, space_id: str) -> SpaceIndex:
         with self._lock:
-            key = (tenant_id, space_id)
-            if key not in self._spaces:
-                self._spaces[key] = SpaceIndex(dim=self.dim, hnsw_threshold=self.hnsw_threshold)
-            return self._spaces[key]
+            if space_id not in self._spaces:
+                self._spaces[space_id] = SpaceIndex(
+                    dim=self.dim, hnsw_threshold=self.hnsw_threshold
+                )
+            return self._spaces[space_id]
 
     def clear(self) -> None:
         with self._lock:
@@ -211,4 +212,4 @@ class VectorIndex:
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
-            return {f"{t}:{s}": idx.size for (t, s), idx in self._spaces.items()}
+            return {space_id: idx.size for space_id, idx in self._spaces.items()}

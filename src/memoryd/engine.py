@@ -1,0 +1,93 @@
+"""The parts every tenant shares: settings, the store, the model, the retriever.
+
+A server serves many tenants from one process; loading the model or opening
+the database once per tenant would be wasteful, so the heavy parts live here
+and ``MemoryService`` is a light per-tenant view over one engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.config import Settings
+from memoryd.embed import Embedder, content_hash, create_embedder
+from memoryd.errors import StorageError
+from memoryd.retrieve import Retriever
+from memoryd.retrieve.cross_encoder import create_cross_encoder
+from memoryd.store import DB_FILENAME, SQLiteStore
+
+log = logging.getLogger(__name__)
+
+
+class Engine:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self.home = Path(settings.home)
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.store = SQLiteStore(self.home / DB_FILENAME)
+        self._embedder = embedder
+        self._embedder_lock = threading.Lock()
+        self._retriever: Retriever | None = None
+        self.background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-bg")
+
+    @property
+    def embedder(self) -> Embedder:
+        """The configured model, loaded on first use and checked against the store."""
+        with self._embedder_lock:
+            if self._embedder is None:
+                self._embedder = create_embedder(self.settings)
+            if self.store.index is None:
+                self.store.bind_embedding_model(
+                    self._embedder.name, self._embedder.dim, self.settings.hnsw_threshold
+                )
+            return self._embedder
+
+    @property
+    def retriever(self) -> Retriever:
+        if self._retriever is None:
+            s = self.settings
+            reranker = create_cross_encoder(
+                s.rerank_provider, s.rerank_api_key, s.rerank_model, s.rerank_base_url
+            )
+            self._retriever = Retriever(self.store, self.embedder, reranker)
+        return self._retriever
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Vectors for ``texts``, computed once per distinct text and model."""
+        embedder = self.embedder
+        if not texts:
+            return np.zeros((0, embedder.dim), dtype=np.float32)
+        hashes = [content_hash(t) for t in texts]
+        cached = self.store.cached_vectors(embedder.name, list(dict.fromkeys(hashes)))
+        missing = list(
+            dict.fromkeys(t for t, h in zip(texts, hashes, strict=True) if h not in cached)
+        )
+        if missing:
+            fresh = embedder.embed(missing)
+            new: list[tuple[bytes, bytes]] = [
+                (content_hash(t), v.tobytes()) for t, v in zip(missing, fresh, strict=True)
+            ]
+            cached.update(new)
+            self.store.cache_vectors(embedder.name, new)
+        return np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
+
+    def touch(self, ids: list[str], at_us: int) -> None:
+        """Count a recall in the background: a search never waits for it."""
+        self.background.submit(self._touch, ids, at_us)
+
+    def _touch(self, ids: list[str], at_us: int) -> None:
+        try:
+            self.store.touch(ids, at_us)
+        except StorageError as exc:  # recall counts are not worth failing a search over
+            log.warning("could not record recall of %d memories: %s", len(ids), exc)
+
+    def close(self) -> None:
+        self.background.shutdown(wait=True)
+        self.store.close()

@@ -1,0 +1,390 @@
+"""Tenants, their API keys, spaces, members, auto-share rules and sharing events.
+
+Keys are stored as SHA-256 digests of high-entropy secrets: the secret is
+shown once when the key is made and cannot be read back from the database.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from memoryd.errors import NotFoundError, ValidationError
+from memoryd.models import (
+    ApiKey,
+    AutoShareRule,
+    Member,
+    Role,
+    Space,
+    SpaceType,
+    Tenant,
+    new_id,
+    utcnow,
+)
+from memoryd.store.database import Database
+from memoryd.store.rows import from_us, to_us
+
+SPACE_COLUMNS = "id, space_type, name, owner_id, created_at, updated_at"
+
+
+class SpaceStore(Database):
+    # ------------------------------------------------------------------ tenants
+    def create_tenant(self, tenant: Tenant, personal_space_id: str) -> None:
+        with self.write() as conn:
+            try:
+                conn.execute(
+                    "INSERT INTO tenants(id, name, status, created_at) VALUES (?, ?, ?, ?)",
+                    (tenant.id, tenant.name, tenant.status, to_us(tenant.created_at)),
+                )
+            except sqlite3.IntegrityError:
+                raise ValidationError(f"tenant {tenant.id} already exists") from None
+            self._insert_space(
+                conn,
+                Space(
+                    id=personal_space_id,
+                    space_type=SpaceType.PERSONAL,
+                    name=tenant.name,
+                    owner_id=tenant.id,
+                ),
+            )
+
+    def get_tenant(self, tenant_id: str) -> Tenant | None:
+        row = self.conn.execute(
+            "SELECT id, name, status, created_at FROM tenants WHERE id = ?", (tenant_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return Tenant(id=row[0], name=row[1], status=row[2], created_at=from_us(row[3]))
+
+    # ------------------------------------------------------------------ API keys
+    def add_api_key(self, key: ApiKey, key_hash: str) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO api_keys(id, tenant_id, key_hash, prefix, name, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key.id, key.tenant_id, key_hash, key.prefix, key.name, to_us(key.created_at)),
+            )
+
+    def find_api_key(self, key_hash: str) -> tuple[ApiKey, Tenant] | None:
+        """The live key with this digest and its tenant, or None; records the use."""
+        row = self.conn.execute(
+            "SELECT k.id, k.tenant_id, k.prefix, k.name, k.created_at, k.revoked_at, "
+            "k.last_used_at, t.name, t.status, t.created_at FROM api_keys k "
+            "JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ? AND k.revoked_at IS NULL",
+            (key_hash,),
+        ).fetchone()
+        if row is None:
+            return None
+        return _api_key(row[:7]), Tenant(
+            id=row[1], name=row[7], status=row[8], created_at=from_us(row[9])
+        )
+
+    def touch_api_key(self, key_id: str) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE api_keys SET last_used_at = ? WHERE id = ?", (to_us(utcnow()), key_id)
+            )
+
+    def list_api_keys(self, tenant_id: str) -> list[ApiKey]:
+        rows = self.conn.execute(
+            "SELECT id, tenant_id, prefix, name, created_at, revoked_at, last_used_at "
+            "FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id",
+            (tenant_id,),
+        ).fetchall()
+        return [_api_key(r) for r in rows]
+
+    def revoke_api_key(self, tenant_id: str, key_id: str) -> ApiKey:
+        with self.write() as conn:
+            cursor = conn.execute(
+                "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) "
+                "WHERE id = ? AND tenant_id = ?",
+                (to_us(utcnow()), key_id, tenant_id),
+            )
+            if cursor.rowcount == 0:
+                raise NotFoundError(f"api key {key_id}")
+        return next(k for k in self.list_api_keys(tenant_id) if k.id == key_id)
+
+    def count_api_keys(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM api_keys").fetchone()[0])
+
+    # ------------------------------------------------------------------ spaces
+    def _insert_space(self, conn: sqlite3.Connection, space: Space) -> None:
+        now = to_us(space.created_at)
+        conn.execute(
+            f"INSERT INTO spaces({SPACE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+            (space.id, space.space_type.value, space.name, space.owner_id, now, now),
+        )
+        members = {space.owner_id: Role.ADMIN}
+        for m in space.members:
+            members.setdefault(m.user_id, m.role)
+        conn.executemany(
+            "INSERT INTO space_members(space_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)",
+            [(space.id, user, role.value, now) for user, role in members.items()],
+        )
+
+    def create_space(self, space: Space) -> Space:
+        with self.write() as conn:
+            self._insert_space(conn, space)
+        return self.require_space(space.id)
+
+    def get_space(self, space_id: str) -> Space | None:
+        row = self.conn.execute(
+            f"SELECT {SPACE_COLUMNS} FROM spaces WHERE id = ?", (space_id,)
+        ).fetchone()
+        return None if row is None else self._space(row)
+
+    def require_space(self, space_id: str) -> Space:
+        space = self.get_space(space_id)
+        if space is None:
+            raise NotFoundError(f"space {space_id}")
+        return space
+
+    def _space(self, row: Sequence[Any]) -> Space:
+        members = [
+            Member(user_id=u, role=Role(r), joined_at=from_us(j))
+            for u, r, j in self.conn.execute(
+                "SELECT user_id, role, joined_at FROM space_members WHERE space_id = ? "
+                "ORDER BY joined_at, user_id",
+                (row[0],),
+            )
+        ]
+        return Space(
+            id=row[0],
+            space_type=SpaceType(row[1]),
+            name=row[2],
+            owner_id=row[3],
+            members=members,
+            auto_share_rules=self.auto_share_rules(row[0]),
+            created_at=from_us(row[4]),
+            updated_at=from_us(row[5]),
+        )
+
+    def spaces_of(self, user_id: str) -> list[Space]:
+        """Every space the user belongs to, the personal one first."""
+        rows = self.conn.execute(
+            f"SELECT {', '.join('s.' + c.strip() for c in SPACE_COLUMNS.split(','))} "
+            "FROM spaces s JOIN space_members sm ON sm.space_id = s.id WHERE sm.user_id = ? "
+            "ORDER BY s.space_type != 'personal', s.created_at, s.id",
+            (user_id,),
+        ).fetchall()
+        return [self._space(r) for r in rows]
+
+    def is_member(self, user_id: str, space_id: str) -> bool:
+        return (
+            self.conn.execute(
+                "SELECT 1 FROM space_members WHERE space_id = ? AND user_id = ?",
+                (space_id, user_id),
+            ).fetchone()
+            is not None
+        )
+
+    def rename_space(self, space_id: str, name: str) -> Space:
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE spaces SET name = ?, updated_at = ? WHERE id = ?",
+                (name, to_us(utcnow()), space_id),
+            )
+        return self.require_space(space_id)
+
+    def delete_space(self, space_id: str) -> int:
+        """Remove the space, its members and rules, and soft-delete its memories."""
+        now = to_us(utcnow())
+        with self.write() as conn:
+            seq = self._bump_seq(conn)
+            n = conn.execute(
+                "UPDATE memories SET state = 'deleted', updated_at = ?, seq = ? "
+                "WHERE space_id = ? AND state != 'deleted'",
+                (now, seq, space_id),
+            ).rowcount
+            conn.execute("DELETE FROM spaces WHERE id = ?", (space_id,))
+        return int(n)
+
+    def set_member(self, space_id: str, user_id: str, role: Role, *, new: bool) -> Space:
+        now = to_us(utcnow())
+        with self.write() as conn:
+            if new:
+                try:
+                    conn.execute(
+                        "INSERT INTO space_members(space_id, user_id, role, joined_at) "
+                        "VALUES (?, ?, ?, ?)",
+                        (space_id, user_id, role.value, now),
+                    )
+                except sqlite3.IntegrityError:
+                    raise ValidationError(f"{user_id} is already a member of {space_id}") from None
+            elif (
+                conn.execute(
+                    "UPDATE space_members SET role = ? WHERE space_id = ? AND user_id = ?",
+                    (role.value, space_id, user_id),
+                ).rowcount
+                == 0
+            ):
+                raise NotFoundError(f"member {user_id} of space {space_id}")
+            conn.execute("UPDATE spaces SET updated_at = ? WHERE id = ?", (now, space_id))
+        return self.require_space(space_id)
+
+    def remove_member(self, space_id: str, user_id: str) -> Space:
+        with self.write() as conn:
+            gone = conn.execute(
+                "DELETE FROM space_members WHERE space_id = ? AND user_id = ?",
+                (space_id, user_id),
+            ).rowcount
+            if gone == 0:
+                raise NotFoundError(f"member {user_id} of space {space_id}")
+            conn.execute(
+                "UPDATE spaces SET updated_at = ? WHERE id = ?", (to_us(utcnow()), space_id)
+            )
+        return self.require_space(space_id)
+
+    def find_team_space(self, name: str, users: Sequence[str]) -> Space | None:
+        """A team space of this name whose members are exactly ``users``."""
+        for (space_id,) in self.conn.execute(
+            "SELECT id FROM spaces WHERE name = ? AND space_type = 'team' ORDER BY created_at",
+            (name,),
+        ):
+            space = self.require_space(space_id)
+            if sorted(m.user_id for m in space.members) == sorted(users):
+                return space
+        return None
+
+    # ------------------------------------------------------------------ auto-share rules
+    def auto_share_rules(self, space_id: str) -> list[AutoShareRule]:
+        return [
+            _rule(r)
+            for r in self.conn.execute(
+                "SELECT id, source_space, categories, tags, min_importance, require_approval, "
+                "created_at FROM auto_share_rules WHERE space_id = ? ORDER BY created_at, id",
+                (space_id,),
+            )
+        ]
+
+    def rules_from(self, source_space: str) -> list[tuple[str, AutoShareRule]]:
+        """(target space, rule) for every rule that watches ``source_space``."""
+        return [
+            (r[0], _rule(r[1:]))
+            for r in self.conn.execute(
+                "SELECT space_id, id, source_space, categories, tags, min_importance, "
+                "require_approval, created_at FROM auto_share_rules WHERE source_space = ?",
+                (source_space,),
+            )
+        ]
+
+    def add_auto_share_rule(self, space_id: str, rule: AutoShareRule) -> AutoShareRule:
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO auto_share_rules(id, space_id, source_space, categories, tags, "
+                "min_importance, require_approval, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    rule.id,
+                    space_id,
+                    rule.source_space,
+                    json.dumps(rule.categories),
+                    json.dumps(rule.tags),
+                    rule.min_importance,
+                    int(rule.require_approval),
+                    to_us(rule.created_at),
+                ),
+            )
+        return rule
+
+    def delete_auto_share_rule(self, space_id: str, rule_id: str) -> None:
+        with self.write() as conn:
+            if (
+                conn.execute(
+                    "DELETE FROM auto_share_rules WHERE id = ? AND space_id = ?",
+                    (rule_id, space_id),
+                ).rowcount
+                == 0
+            ):
+                raise NotFoundError(f"auto-share rule {rule_id}")
+
+    # ------------------------------------------------------------------ sharing events
+    def add_sharing_event(self, conn: sqlite3.Connection, **event: Any) -> None:
+        conn.execute(
+            "INSERT INTO sharing_events(id, action, memory_id, from_space, to_space, user_id, "
+            "agent_id, content_preview, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                new_id(),
+                event["action"],
+                event["memory_id"],
+                event["from_space"],
+                event["to_space"],
+                event["user_id"],
+                event.get("agent_id") or "",
+                event.get("content_preview", "")[:100],
+                to_us(utcnow()),
+            ),
+        )
+
+    def sharing_events(self, user_id: str, spaces: Sequence[str], since_us: int) -> list[Any]:
+        """Events by the user or touching one of their spaces, newest first."""
+        marks = ", ".join("?" for _ in spaces) or "NULL"
+        return self.conn.execute(
+            "SELECT id, action, memory_id, from_space, to_space, user_id, agent_id, "
+            "content_preview, at FROM sharing_events WHERE at >= ? AND (user_id = ? OR "
+            f"from_space IN ({marks}) OR to_space IN ({marks})) ORDER BY at DESC, id",
+            (since_us, user_id, *spaces, *spaces),
+        ).fetchall()
+
+    # ------------------------------------------------------------------ tasks
+    def record_task(
+        self,
+        conn: sqlite3.Connection,
+        task_id: str,
+        tenant_id: str,
+        space_id: str,
+        kind: str,
+        status: str,
+        result: dict[str, Any],
+    ) -> None:
+        now = to_us(utcnow())
+        done = now if status in ("completed", "failed") else None
+        conn.execute(
+            "INSERT INTO tasks(id, tenant_id, space_id, kind, status, result, created_at, "
+            "updated_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (task_id, tenant_id, space_id, kind, status, json.dumps(result), now, now, done),
+        )
+
+    def get_task(self, tenant_id: str, task_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            "SELECT id, kind, status, result, errors, created_at, updated_at, completed_at "
+            "FROM tasks WHERE id = ? AND tenant_id = ?",
+            (task_id, tenant_id),
+        ).fetchone()
+        if row is None:
+            return None
+        return {
+            "id": row[0],
+            "kind": row[1],
+            "status": row[2],
+            **json.loads(row[3]),
+            "errors": json.loads(row[4]),
+            "created_at": from_us(row[5]),
+            "updated_at": from_us(row[6]),
+            "completed_at": from_us(row[7]),
+        }
+
+
+def _api_key(row: Sequence[Any]) -> ApiKey:
+    return ApiKey(
+        id=row[0],
+        tenant_id=row[1],
+        prefix=row[2],
+        name=row[3],
+        created_at=from_us(row[4]),
+        revoked_at=from_us(row[5]),
+        last_used_at=from_us(row[6]),
+    )
+
+
+def _rule(row: Sequence[Any]) -> AutoShareRule:
+    return AutoShareRule(
+        id=row[0],
+        source_space=row[1],
+        categories=json.loads(row[2]),
+        tags=json.loads(row[3]),
+        min_importance=row[4],
+        require_approval=bool(row[5]),
+        created_at=from_us(row[6]),
+    )

@@ -64,6 +64,11 @@ class Settings(BaseSettings):
     # the vector index switches from exact NumPy to HNSW past this many rows in a space
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
 
+    # server (memoryd serve)
+    admin_key: str = ""  # may create tenants when creation is not open
+    open_tenants: bool | None = None  # None: open only when bound to loopback
+    max_body_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -51,3 +51,27 @@ class EmbeddingMismatchError(EmbeddingError):
     code = "embedding_mismatch"
     prefix = "embedding model mismatch"
     http_status = 409
+
+
+class UnauthorizedError(MemorydError):
+    """No key, or a key that is unknown, revoked or of a suspended tenant."""
+
+    code = "unauthorized"
+    prefix = "unauthorized"
+    http_status = 401
+
+
+class ForbiddenError(MemorydError):
+    """A valid key whose tenant lacks the role the action needs."""
+
+    code = "forbidden"
+    prefix = "forbidden"
+    http_status = 403
+
+
+class NotImplementedYetError(MemorydError):
+    """A route of the wire contract whose feature has not been built yet."""
+
+    code = "not_implemented"
+    prefix = "not implemented"
+    http_status = 501

@@ -23,6 +23,7 @@ from memoryd.engine import Engine
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ingest.conversation import (
     embedding_text,
+    ingest_task_result,
     link_context,
     parse_messages,
     turn_memory,
@@ -41,7 +42,6 @@ from memoryd.models import (
     MemoryType,
     Message,
     SearchResponse,
-    SpaceType,
     State,
     Tier,
     to_utc,
@@ -83,7 +83,8 @@ class MemoryService:
         self.store = self.engine.store
         self.tenant_id = tenant_id
         self.space_id = personal_space(tenant_id)
-        self.store.ensure_tenant(tenant_id, tenant_id, self.space_id)
+        if self._owns_engine:  # a view of a shared engine serves a tenant that exists
+            self.store.ensure_tenant(tenant_id, tenant_id, self.space_id)
 
     def for_tenant(self, tenant_id: str) -> MemoryService:
         """The same engine seen as another tenant (the server's per-request service)."""
@@ -141,8 +142,12 @@ class MemoryService:
         self.store.insert_memories([memory], [vector], actor=memory.agent_id)
         return memory
 
+    def readable_spaces(self) -> list[str]:
+        return [space_id for space_id, _ in self.store.space_refs(self.tenant_id)]
+
     def get(self, memory_id: str) -> Memory:
-        memory = self.store.get(self.tenant_id, [self.space_id], check_id(memory_id))
+        """A memory of the personal space or of any space the tenant belongs to."""
+        memory = self.store.get(self.tenant_id, self.readable_spaces(), check_id(memory_id))
         if memory is None:
             raise NotFoundError(f"memory {memory_id}")
         return memory
@@ -161,8 +166,13 @@ class MemoryService:
         )
 
     def delete(self, memory_id: str) -> None:
-        """Soft delete: the row and its history stay; search and lists stop showing it."""
-        self.get(memory_id)
+        """Soft delete: the row and its history stay; search and lists stop showing it.
+
+        Only memories of the personal space: a copy in a team space is withdrawn
+        by unsharing it, so one member cannot delete what the space holds.
+        """
+        if self.store.get(self.tenant_id, [self.space_id], check_id(memory_id)) is None:
+            raise NotFoundError(f"memory {memory_id}")
         self.store.set_state_where(
             self.tenant_id, [self.space_id], MemoryFilter(ids=[memory_id]), State.DELETED
         )
@@ -249,8 +259,14 @@ class MemoryService:
         include_trace: bool = False,
         config: SearchConfig = DEFAULT_RECIPE,
         touch: bool = True,
+        spaces: str | Sequence[str] | None = None,
     ) -> SearchResponse:
-        """Hybrid search over the memories valid now (or at ``as_of``)."""
+        """Hybrid search over the memories valid now (or at ``as_of``).
+
+        ``spaces`` is ``"all"`` (the default: every space the tenant belongs
+        to), or space ids, comma-separated or as a list; each space is searched
+        on its own and the results merged by the space weights.
+        """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query parameter 'q' is required")
         if not 1 <= limit <= MAX_LIMIT:
@@ -280,12 +296,25 @@ class MemoryService:
             include_trace=include_trace,
             config=config,
         )
-        response = self.retriever.search(
-            self.tenant_id, [SpaceRef(self.space_id, SpaceType.PERSONAL)], request
-        )
+        response = self.retriever.search(self.tenant_id, self._space_refs(spaces), request)
         if touch and response.results:
             self.engine.touch([r.memory.id for r in response.results], to_us(utcnow()) or 0)
         return response
+
+    def _space_refs(self, spaces: str | Sequence[str] | None) -> list[SpaceRef]:
+        mine = self.store.space_refs(self.tenant_id)
+        if spaces is None or spaces == "all" or spaces == ["all"]:
+            return [SpaceRef(space_id, kind) for space_id, kind in mine]
+        wanted = [s.strip() for s in spaces.split(",")] if isinstance(spaces, str) else spaces
+        kinds = dict(mine)
+        refs = []
+        for space_id in dict.fromkeys(w for w in wanted if w):
+            if space_id not in kinds:
+                raise NotFoundError(f"space {space_id}")
+            refs.append(SpaceRef(space_id, kinds[space_id]))
+        if not refs:
+            raise ValidationError("space must be 'all' or a comma-separated list of space ids")
+        return refs
 
     # ------------------------------------------------------------------ conversation capture
     def ingest(
@@ -341,12 +370,29 @@ class MemoryService:
                     actor=agent_id,
                     conn=conn,
                 )
+            task_id = str(uuid.uuid4())
+            self.store.record_task(
+                conn,
+                task_id,
+                self.tenant_id,
+                self.space_id,
+                "ingest",
+                "completed",
+                ingest_task_result(mode, session_id, len(turns), len(keep)),
+            )
         return IngestResult(
-            task_id=str(uuid.uuid4()),
+            task_id=task_id,
             session_id=session_id,
             stored_count=len(keep),
             memory_ids=[memories[i].id for i in keep],
         )
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        """The status of a background task (a conversation ingest) of this tenant."""
+        task = self.store.get_task(self.tenant_id, check_id(task_id))
+        if task is None:
+            raise NotFoundError(f"task {task_id}")
+        return task
 
     def session_messages(self, session_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.session_messages(self.tenant_id, self.space_id, session_id)

@@ -228,7 +228,13 @@ def test_cross_space_search_weights_and_merges(service: MemoryService, STAGES: l
     assert alone.trace is not None
     assert [s.name for s in alone.trace.stages] == STAGES
     assert all(r.memory.space_id == service.space_id for r in alone.results)
-    assert all(r.memory.space_id == service.space_id for r in service.search("coffee").results)
+    personal_only = service.search("coffee", spaces=[service.space_id]).results
+    assert personal_only and all(r.memory.space_id == service.space_id for r in personal_only)
+    # the service searches every space of the tenant by default
+    assert {r.memory.space_id for r in service.search("coffee").results} == {
+        service.space_id,
+        TEAM,
+    }
 
 
 # ---------------------------------------------------------------------- the trace

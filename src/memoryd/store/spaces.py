@@ -31,6 +31,25 @@ SPACE_COLUMNS = "id, space_type, name, owner_id, created_at, updated_at"
 
 class SpaceStore(Database):
     # ------------------------------------------------------------------ tenants
+    def ensure_tenant(self, tenant_id: str, name: str, space_id: str) -> None:
+        now = to_us(utcnow())
+        with self.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO tenants(id, name, status, created_at) "
+                "VALUES (?, ?, 'active', ?)",
+                (tenant_id, name, now),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO spaces(id, space_type, name, owner_id, created_at, "
+                "updated_at) VALUES (?, 'personal', ?, ?, ?, ?)",
+                (space_id, name, tenant_id, now, now),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO space_members(space_id, user_id, role, joined_at) "
+                "VALUES (?, ?, 'admin', ?)",
+                (space_id, tenant_id, now),
+            )
+
     def create_tenant(self, tenant: Tenant, personal_space_id: str) -> None:
         with self.write() as conn:
             try:
@@ -170,6 +189,15 @@ class SpaceStore(Database):
             (user_id,),
         ).fetchall()
         return [self._space(r) for r in rows]
+
+    def space_refs(self, user_id: str) -> list[tuple[str, SpaceType]]:
+        """(id, type) of every space the user belongs to, the personal one first: for search."""
+        rows = self.conn.execute(
+            "SELECT s.id, s.space_type FROM spaces s JOIN space_members sm ON sm.space_id = s.id "
+            "WHERE sm.user_id = ? ORDER BY s.space_type != 'personal', s.created_at, s.id",
+            (user_id,),
+        ).fetchall()
+        return [(r[0], SpaceType(r[1])) for r in rows]
 
     def is_member(self, user_id: str, space_id: str) -> bool:
         return (

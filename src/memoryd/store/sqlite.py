@@ -68,26 +68,6 @@ class SQLiteStore(SessionLog, SpaceStore):
                 )
         self.index = VectorIndex(dim, hnsw_threshold)
 
-    # ------------------------------------------------------------------ tenants & spaces
-    def ensure_tenant(self, tenant_id: str, name: str, space_id: str) -> None:
-        now = to_us(utcnow())
-        with self.write() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO tenants(id, name, status, created_at) "
-                "VALUES (?, ?, 'active', ?)",
-                (tenant_id, name, now),
-            )
-            conn.execute(
-                "INSERT OR IGNORE INTO spaces(id, space_type, name, owner_id, created_at, "
-                "updated_at) VALUES (?, 'personal', ?, ?, ?, ?)",
-                (space_id, name, tenant_id, now, now),
-            )
-            conn.execute(
-                "INSERT OR IGNORE INTO space_members(space_id, user_id, role, joined_at) "
-                "VALUES (?, ?, 'admin', ?)",
-                (space_id, tenant_id, now),
-            )
-
     # ------------------------------------------------------------------ memories: writes
     def insert_memories(
         self,

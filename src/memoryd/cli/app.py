@@ -373,7 +373,3 @@ def history(memory_id: Annotated[str, typer.Argument()]) -> None:
             console.print(f"  [green]+ {json.dumps(row['new'], ensure_ascii=False)}[/green]")
 
     emit(rows, human)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    app()

@@ -1,0 +1,90 @@
+"""``memoryd serve``: the REST server, with a first key made and shown on first start."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+import uvicorn
+
+from memoryd.cli.app import app, console, err, state
+from memoryd.config import load_settings
+from memoryd.errors import MemorydError
+from memoryd.server.app import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    ENV_HOST,
+    ENV_NO_AUTH,
+    ServeOptions,
+    is_loopback,
+)
+from memoryd.service import LOCAL_TENANT, MemoryService
+from memoryd.tenants import Tenants
+
+BOOTSTRAP_KEY_NAME = "bootstrap"
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = DEFAULT_PORT,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    no_auth: Annotated[
+        bool, typer.Option("--no-auth", help="No keys: every request is the local tenant.")
+    ] = False,
+    open_tenants: Annotated[
+        bool | None,
+        typer.Option(
+            "--open-tenants/--closed-tenants",
+            help="Let anyone create a tenant (default: open on loopback only).",
+        ),
+    ] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the REST API (ourmem-compatible) on HOST:PORT until interrupted.
+
+    On the first start of a home with no API keys, a key for the local tenant
+    (the one the CLI and the SDK use) is created and printed once.
+    """
+    try:
+        ServeOptions(host=host, no_auth=no_auth).check()
+        settings = load_settings(state.home)
+        if not no_auth:
+            _bootstrap_key(settings.home)
+    except MemorydError as exc:
+        err.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from None
+    os.environ["MEMORYD_HOME"] = str(settings.home)
+    os.environ[ENV_HOST] = host
+    os.environ[ENV_NO_AUTH] = "1" if no_auth else "0"
+    if open_tenants is not None:
+        os.environ["MEMORYD_OPEN_TENANTS"] = "true" if open_tenants else "false"
+    opened = open_tenants if open_tenants is not None else settings.open_tenants
+    if opened is None:
+        opened = is_loopback(host)
+    console.print(
+        f"memoryd serving [bold]http://{host}:{port}[/bold] from {settings.home} "
+        f"(API docs at /docs; tenant creation {'open' if opened else 'needs the admin key'})"
+    )
+    uvicorn.run(
+        "memoryd.server.app:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+    )
+
+
+def _bootstrap_key(home: object) -> None:
+    with MemoryService(home=str(home)) as svc:
+        tenants = Tenants(svc.engine)
+        if tenants.has_keys():
+            return
+        _, secret = tenants.create_key(LOCAL_TENANT, BOOTSTRAP_KEY_NAME)
+    console.print(
+        "[bold]First start: created an API key for the local tenant.[/bold] It is shown "
+        "only now; keep it (e.g. OMEM_API_KEY):\n"
+        f"  {secret}"
+    )

@@ -1,0 +1,69 @@
+"""The synthesized user profile (reference §4.11): stable facts and what is going on now.
+
+``profile`` is the same content as one readable string, for clients that
+inject it into a prompt as it is.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from memoryd.models import Category, Memory, MemoryType, State, utcnow
+from memoryd.service import MemoryService
+from memoryd.store import MemoryFilter
+
+SCAN_LIMIT = 200
+MAX_STATIC_FACTS = 20
+MAX_DYNAMIC = 10
+DYNAMIC_WINDOW_DAYS = 7
+MAX_SEARCH_RESULTS = 10
+STATIC_CATEGORIES = (Category.PROFILE, Category.PREFERENCES)
+DYNAMIC_CATEGORIES = (Category.EVENTS, Category.CASES, Category.PATTERNS)
+
+
+def build_profile(service: MemoryService, query: str | None = None) -> dict[str, Any]:
+    now = utcnow()
+    rows, _ = service.store.list_memories(
+        service.tenant_id,
+        [service.space_id],
+        MemoryFilter(state=[State.ACTIVE], live_at=now, exclude_types=(MemoryType.SESSION,)),
+        limit=SCAN_LIMIT,
+    )
+    static = sorted(
+        (m for m in rows if m.category in STATIC_CATEGORIES), key=lambda m: -m.importance
+    )[:MAX_STATIC_FACTS]
+    since = now - timedelta(days=DYNAMIC_WINDOW_DAYS)
+    dynamic = [m for m in rows if m.category in DYNAMIC_CATEGORIES and m.created_at >= since][
+        :MAX_DYNAMIC
+    ]
+    results = None
+    if query and query.strip():
+        found = service.search(query, limit=MAX_SEARCH_RESULTS, spaces=[service.space_id])
+        results = [
+            {
+                "score": r.score,
+                "memory": {
+                    "id": r.memory.id,
+                    "content": r.memory.content,
+                    "category": r.memory.category.value,
+                    "tags": r.memory.tags,
+                },
+            }
+            for r in found.results
+        ]
+    return {
+        "static_facts": [m.content for m in static],
+        "dynamic_context": [m.content for m in dynamic],
+        "search_results": results,
+        "profile": _as_text(static, dynamic),
+    }
+
+
+def _as_text(static: list[Memory], dynamic: list[Memory]) -> str:
+    parts = []
+    if static:
+        parts.append("About the user:\n" + "\n".join(f"- {m.content}" for m in static))
+    if dynamic:
+        parts.append("Recently:\n" + "\n".join(f"- {m.content}" for m in dynamic))
+    return "\n\n".join(parts)

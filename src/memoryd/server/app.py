@@ -1,0 +1,116 @@
+"""The FastAPI application: the ourmem-compatible REST API over one ``MemoryService``.
+
+``create_app`` builds it for a home and a bind address; ``app_from_env`` is
+the factory uvicorn's workers call, configured by the ``MEMORYD_SERVE_*``
+variables that ``memoryd serve`` sets.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import FastAPI
+
+from memoryd import __version__
+from memoryd.config import Settings, load_settings
+from memoryd.errors import ValidationError
+from memoryd.server import errors
+from memoryd.server.errors import CompactJSON
+from memoryd.server.guard import Guard, GuardOptions
+from memoryd.server.routes import imports, memories, spaces, stats, tenants
+from memoryd.service import LOCAL_TENANT, MemoryService
+from memoryd.tenants import Tenants
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class ServeOptions:
+    host: str = DEFAULT_HOST
+    no_auth: bool = False
+    open_tenants: bool | None = None  # None: the settings' value, else open on loopback
+
+    def check(self) -> None:
+        if self.no_auth and not is_loopback(self.host):
+            raise ValidationError(
+                f"--no-auth is only allowed on a loopback address, not {self.host}: anyone "
+                "who can reach the port would own every memory"
+            )
+
+
+def create_app(
+    settings: Settings | None = None,
+    options: ServeOptions | None = None,
+    service: MemoryService | None = None,
+) -> FastAPI:
+    options = options or ServeOptions()
+    options.check()
+    root = service or MemoryService(settings=settings or load_settings())
+    settings = root.settings
+    _ = root.embedder  # load the model and check it against the store before serving
+    tenant_admin = Tenants(root.engine)
+    open_tenants = options.open_tenants
+    if open_tenants is None:
+        open_tenants = settings.open_tenants
+    if open_tenants is None:
+        open_tenants = is_loopback(options.host)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if service is None:
+            root.close()
+
+    app = FastAPI(
+        title="memoryd",
+        version=__version__,
+        summary="Long-term memory for AI agents: the ourmem-compatible REST API.",
+        default_response_class=CompactJSON,
+        lifespan=lifespan,
+    )
+    app.state.service = root
+    app.state.tenants = tenant_admin
+    errors.install(app)
+    for module in (tenants, memories, spaces, stats, imports):
+        app.include_router(module.router)
+    app.include_router(spaces.sharing_router)
+    app.add_middleware(
+        Guard,
+        options=GuardOptions(
+            tenants=tenant_admin,
+            max_body_bytes=settings.max_body_bytes,
+            open_tenants=open_tenants,
+            admin_key=settings.admin_key,
+            no_auth_tenant=LOCAL_TENANT if options.no_auth else None,
+        ),
+    )
+    return app
+
+
+ENV_HOST = "MEMORYD_SERVE_HOST"
+ENV_NO_AUTH = "MEMORYD_SERVE_NO_AUTH"
+
+
+def app_from_env() -> FastAPI:
+    """The app for one uvicorn worker, as ``memoryd serve`` configured it."""
+    home = os.environ.get("MEMORYD_HOME")
+    options = ServeOptions(
+        host=os.environ.get(ENV_HOST, DEFAULT_HOST),
+        no_auth=os.environ.get(ENV_NO_AUTH) == "1",
+    )
+    return create_app(load_settings(Path(home) if home else None), options)

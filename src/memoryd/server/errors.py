@@ -1,0 +1,96 @@
+"""Every failure leaves the server as ``{"error": {"code", "message"}}``, never a stack trace.
+
+Status codes follow the wire contract (reference §1.2–1.3): 400 for a body
+that is not JSON or a bad query string, 422 for JSON of the wrong shape,
+415 for a body that is not JSON at all, 404 / 405 for unknown routes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from memoryd.errors import MemorydError
+
+log = logging.getLogger("memoryd.server")
+
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+}
+
+
+class CompactJSON(Response):
+    """Compact separators and ``id`` first, as the ourmem clients parse it."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(
+            content, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        ).encode("utf-8")
+
+
+def error_response(status: int, code: str, message: str) -> CompactJSON:
+    return CompactJSON({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc if p != "body") or "body"
+
+
+def _validation(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return error_response(
+            400, "bad_request", "the request body is not valid JSON: " + errors[0].get("msg", "")
+        )
+    problems = "; ".join(f"{_where(tuple(e.get('loc', ())))}: {e.get('msg')}" for e in errors)
+    in_query = any(e.get("loc", ("",))[0] in ("query", "path", "header") for e in errors)
+    if in_query:
+        return error_response(400, "validation_error", f"validation error: {problems}")
+    return error_response(422, "validation_error", f"validation error: {problems}")
+
+
+def _memoryd(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, MemorydError)
+    if exc.http_status == 500:
+        log.error("%s %s failed: %s", request.method, request.url.path, exc.message)
+    return error_response(exc.http_status, exc.code, exc.message)
+
+
+def _http(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    status = exc.status_code
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    if status == 404 and detail == "Not Found":
+        detail = f"no route {request.method} {request.url.path}"
+    response = error_response(status, HTTP_CODES.get(status, "http_error"), detail)
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("%s %s failed", request.method, request.url.path)
+    return error_response(500, "internal_error", "internal error: the server failed; see its log")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(RequestValidationError, _validation)
+    app.add_exception_handler(MemorydError, _memoryd)
+    app.add_exception_handler(StarletteHTTPException, _http)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,150 @@
+"""What every request passes before a route sees it: size, media type, identity.
+
+Pure ASGI, so it runs before FastAPI reads or validates the body: an
+unauthenticated caller learns nothing about the routes' schemas, and an
+oversized body is refused before it is read into memory.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
+from memoryd.models import Tenant
+from memoryd.server.errors import error_response
+from memoryd.tenants import Tenants
+
+PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
+TENANTS_PATH = "/v1/tenants"
+MULTIPART_PATHS = ("/v1/imports", "/v1/files")
+BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
+
+
+@dataclass
+class GuardOptions:
+    tenants: Tenants
+    max_body_bytes: int
+    open_tenants: bool
+    admin_key: str = ""
+    no_auth_tenant: str | None = None  # every request acts as this tenant (loopback only)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class Guard:
+    def __init__(self, app: ASGIApp, options: GuardOptions) -> None:
+        self.app = app
+        self.options = options
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        try:
+            self._check_body_headers(scope, headers)
+            scope.setdefault("state", {})["tenant"] = self._identify(scope, headers)
+        except MemorydError as exc:
+            await error_response(exc.http_status, exc.code, exc.message)(scope, receive, send)
+            return
+        except _BodyRefused as refused:
+            await error_response(refused.status, refused.code, refused.message)(
+                scope, receive, send
+            )
+            return
+        started = False
+        seen = 0
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.options.max_body_bytes:
+                    raise _TooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if started:
+                raise
+            await error_response(413, "payload_too_large", self._too_large())(scope, receive, send)
+
+    def _too_large(self) -> str:
+        return f"the request body is larger than {self.options.max_body_bytes} bytes"
+
+    def _check_body_headers(self, scope: Scope, headers: Headers) -> None:
+        if scope["method"] not in BODY_METHODS:
+            return
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.options.max_body_bytes:
+            raise _BodyRefused(413, "payload_too_large", self._too_large())
+        if length == "0" or scope["path"].startswith(MULTIPART_PATHS):
+            return
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind and kind != "application/json" and not kind.endswith("+json"):
+            raise _BodyRefused(
+                415,
+                "unsupported_media_type",
+                f"expected a JSON body (Content-Type: application/json), got {kind}",
+            )
+
+    def _identify(self, scope: Scope, headers: Headers) -> Tenant | None:
+        path = scope["path"]
+        if path in PUBLIC_PATHS:
+            return None
+        if path == TENANTS_PATH and scope["method"] == "POST":
+            self._may_create_tenants(headers.get("x-api-key"))
+            return None
+        if self.options.no_auth_tenant is not None:
+            tenant = self.options.tenants.store.get_tenant(self.options.no_auth_tenant)
+            assert tenant is not None
+            return tenant
+        tenant, key = self.options.tenants.authenticate(headers.get("x-api-key"))
+        self.options.tenants.note_use(key)
+        return tenant
+
+    def _may_create_tenants(self, key: str | None) -> None:
+        """Open on loopback by default; elsewhere only with the admin key."""
+        if self.options.open_tenants or self.options.no_auth_tenant is not None:
+            return
+        admin = self.options.admin_key
+        if key and admin and hmac.compare_digest(key.encode(), admin.encode()):
+            return
+        if not key:
+            raise UnauthorizedError(
+                "tenant creation on this server needs the admin key in X-API-Key"
+            )
+        try:
+            self.options.tenants.authenticate(key)
+        except UnauthorizedError:
+            raise UnauthorizedError("invalid admin key") from None
+        raise ForbiddenError("only the admin key may create tenants on this server")
+
+
+class _BodyRefused(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def tenant_of(state: Any) -> Tenant:
+    tenant = getattr(state, "tenant", None)
+    if tenant is None:
+        raise UnauthorizedError("missing X-API-Key header")
+    assert isinstance(tenant, Tenant)
+    return tenant

@@ -1,0 +1,216 @@
+"""Memories: create (direct or conversation), list, search, read, change, delete (§4.3–4.11)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query
+
+from memoryd.errors import ValidationError
+from memoryd.ingest.direct import parse_enum
+from memoryd.models import Category, MemoryType, State, wire
+from memoryd.profile import build_profile
+from memoryd.server.deps import AgentHeader, Caller, memory_json, ok
+from memoryd.server.errors import CompactJSON
+from memoryd.server.schemas import BatchDelete, MemoryCreate, MemoryUpdate, dump
+from memoryd.sharing import Sharing
+from memoryd.store import MemoryFilter
+
+router = APIRouter(tags=["memories"])
+DELETE_ALL_CONFIRMATION = "delete-all"
+
+
+@router.post("/v1/memories", status_code=201)
+def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = None) -> CompactJSON:
+    """A direct memory from ``content`` (201), or a conversation from ``messages`` (202).
+
+    ``tags`` and ``source`` apply to both; ``agent_id`` comes from the body,
+    else from the ``X-Agent-Id`` header.
+    """
+    agent = body.agent_id or x_agent_id
+    if body.messages is not None:
+        if not body.messages:
+            raise ValidationError("messages array is empty")
+        result = svc.ingest(
+            [m.model_dump(exclude_none=True) for m in body.messages],
+            session_id=body.session_id,
+            agent_id=agent,
+            mode=body.mode if body.mode == "raw" else "smart",
+            tags=body.tags,
+            source=body.source,
+        )
+        return ok(
+            {
+                "task_id": result.task_id,
+                "stored_count": result.stored_count,
+                "session_id": result.session_id,
+                "status_url": f"/v1/tasks/{result.task_id}",
+            },
+            202,
+        )
+    if body.content is None:
+        raise ValidationError("either 'messages' or 'content' required")
+    fields = body.model_dump(
+        exclude_none=True,
+        exclude={"messages", "mode", "agent_id", "session_id", "entity_context", "content"},
+    )
+    memory = svc.add(body.content, agent_id=agent, session_id=body.session_id, **fields)
+    Sharing(svc).apply_auto_share(memory)
+    return ok(memory_json(memory), 201)
+
+
+@router.get("/v1/memories")
+def list_memories(
+    svc: Caller,
+    limit: int = 20,
+    offset: int = 0,
+    memory_type: str | None = None,
+    state: str | None = None,
+    category: str | None = None,
+    tier: str | None = None,
+    tags: str | None = None,
+    sort: str = "created_at",
+    order: str = "desc",
+) -> CompactJSON:
+    """Newest first by default; conversation turns only with ``memory_type=session``."""
+    rows, total = svc.list_memories(
+        limit=limit,
+        offset=offset,
+        sort=sort,
+        order="desc" if order == "desc" else "asc",
+        memory_type=memory_type,
+        state=state,
+        category=category,
+        tier=tier,
+        tags=tags,
+    )
+    return ok(
+        {
+            "memories": [memory_json(m) for m in rows],
+            "total_count": total,
+            "limit": limit,
+            "offset": offset,
+        }
+    )
+
+
+@router.get("/v1/memories/search")
+def search_memories(
+    svc: Caller,
+    q: str,
+    limit: int = 20,
+    min_score: float | None = None,
+    include_trace: bool = False,
+    space: str | None = None,
+    check_stale: bool = False,
+    scope: str | None = None,
+    tags: str | None = None,
+    source: str | None = None,
+    agent_id: str | None = None,
+    category: str | None = None,
+    memory_type: str | None = None,
+    session_id: str | None = None,
+    as_of: datetime | None = None,
+) -> CompactJSON:
+    """Hybrid search over every space of the caller (or ``space``), filters applied."""
+    response = svc.search(
+        q,
+        limit=limit,
+        min_score=min_score,
+        include_trace=include_trace,
+        spaces=space,
+        scope=scope,
+        tags=tags,
+        source=source,
+        agent_id=agent_id,
+        category=category,
+        memory_type=memory_type,
+        session_id=session_id,
+        as_of=as_of,
+    )
+    sharing = Sharing(svc) if check_stale else None
+    results = []
+    for r in response.results:
+        item: dict[str, Any] = {"memory": memory_json(r.memory), "score": r.score}
+        if sharing is not None and r.memory.provenance is not None:
+            item["stale_info"] = sharing.stale_info(r.memory)
+        results.append(item)
+    out: dict[str, Any] = {"results": results}
+    if response.trace is not None:
+        out["trace"] = response.trace.model_dump()
+    return ok(out)
+
+
+@router.post("/v1/memories/batch-delete")
+def batch_delete(body: BatchDelete, svc: Caller) -> CompactJSON:
+    """By ids, or by filter (a dry run count unless ``confirm``)."""
+    f = None
+    if body.filter is not None:
+        given = body.filter
+        f = MemoryFilter(
+            source=given.source,
+            tags=given.tags,
+            category=_enum_list("category", given.category) or None,
+            memory_type=_enum_list("memory_type", given.memory_type) or None,
+            state=_enum_list("state", given.state) or None,
+            created_before=given.before,
+            exclude_types=(),
+        )
+    return ok(svc.batch_delete(ids=body.memory_ids, filter=f, confirm=body.confirm))
+
+
+FILTER_ENUMS: dict[str, Any] = {"category": Category, "memory_type": MemoryType, "state": State}
+
+
+def _enum_list(name: str, value: str | None) -> list[Any]:
+    return [] if not value else [parse_enum(FILTER_ENUMS[name], value)]
+
+
+@router.delete("/v1/memories/all")
+def delete_all(
+    svc: Caller, x_confirm: Annotated[str | None, Header(alias="X-Confirm")] = None
+) -> CompactJSON:
+    """Soft-delete every personal memory; needs ``X-Confirm: delete-all``."""
+    if x_confirm != DELETE_ALL_CONFIRMATION:
+        raise ValidationError("send the header X-Confirm: delete-all to delete every memory")
+    return ok(svc.delete_all(confirm=True))
+
+
+@router.get("/v1/memories/{memory_id}")
+def get_memory(svc: Caller, memory_id: str, check_stale: bool = False) -> CompactJSON:
+    memory = svc.get(memory_id)
+    out = memory_json(memory)
+    if check_stale and memory.provenance is not None:
+        out["stale_info"] = Sharing(svc).stale_info(memory)
+    return ok(out)
+
+
+@router.get("/v1/memories/{memory_id}/history")
+def memory_history(svc: Caller, memory_id: str) -> CompactJSON:
+    """Every recorded change of a memory, oldest first (a memoryd addition)."""
+    return ok({"memory_id": memory_id, "history": svc.history(memory_id)})
+
+
+@router.put("/v1/memories/{memory_id}")
+def update_memory(svc: Caller, memory_id: str, body: MemoryUpdate) -> CompactJSON:
+    """Change fields; new ``content`` replaces ``l2_content`` too and is re-embedded."""
+    return ok(memory_json(svc.update(memory_id, **(dump(body) or {}))))
+
+
+@router.delete("/v1/memories/{memory_id}")
+def delete_memory(svc: Caller, memory_id: str) -> CompactJSON:
+    svc.delete(memory_id)
+    return ok({"status": "deleted"})
+
+
+@router.get("/v1/tasks/{task_id}")
+def task_status(svc: Caller, task_id: str) -> CompactJSON:
+    """The status of a conversation-ingest task (its id came from ``POST /v1/memories``)."""
+    return ok(wire(svc.task(task_id)))
+
+
+@router.get("/v1/profile")
+def profile(svc: Caller, q: Annotated[str | None, Query()] = None) -> CompactJSON:
+    """Static facts, recent context, an optional search, and all of it as one string."""
+    return ok(build_profile(svc, q))

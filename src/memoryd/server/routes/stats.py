@@ -1,0 +1,51 @@
+"""The eight stats endpoints (§4.12–4.13), over the caller's spaces only."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from memoryd.server.deps import Caller, ok
+from memoryd.server.errors import CompactJSON
+from memoryd.stats import Stats
+
+router = APIRouter(tags=["stats"])
+
+
+@router.get("/v1/stats")
+def overview(svc: Caller, days: int = 30, space: str | None = None) -> CompactJSON:
+    return ok(Stats(svc).overview(space, days))
+
+
+@router.get("/v1/stats/config")
+def config(svc: Caller) -> CompactJSON:
+    return ok(Stats.config())
+
+
+@router.get("/v1/stats/tags")
+def tags(svc: Caller, limit: int = 20, min_count: int = 1, space: str | None = None) -> CompactJSON:
+    return ok(Stats(svc).tags(limit, min_count, space))
+
+
+@router.get("/v1/stats/decay")
+def decay(svc: Caller, memory_id: str, points: int = 90) -> CompactJSON:
+    return ok(Stats(svc).decay(memory_id, points))
+
+
+@router.get("/v1/stats/relations")
+def relations(svc: Caller, limit: int = 100, min_importance: float = 0.0) -> CompactJSON:
+    return ok(Stats(svc).relations(limit, min_importance))
+
+
+@router.get("/v1/stats/spaces")
+def spaces(svc: Caller) -> CompactJSON:
+    return ok(Stats(svc).spaces())
+
+
+@router.get("/v1/stats/sharing")
+def sharing(svc: Caller, days: int = 30) -> CompactJSON:
+    return ok(Stats(svc).sharing(days))
+
+
+@router.get("/v1/stats/agents")
+def agents(svc: Caller) -> CompactJSON:
+    return ok(Stats(svc).agents())

@@ -1,0 +1,54 @@
+"""Health, tenants and API keys. Keys are shown once, when made; lists show their prefix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from memoryd.models import ApiKey, wire
+from memoryd.server.deps import Caller, ok
+from memoryd.server.errors import CompactJSON
+from memoryd.server.schemas import KeyCreate, TenantCreate
+from memoryd.tenants import Tenants
+
+router = APIRouter(tags=["tenants"])
+
+
+def _tenants(request: Request) -> Tenants:
+    tenants: Tenants = request.app.state.tenants
+    return tenants
+
+
+def _key_json(key: ApiKey) -> dict[str, Any]:
+    data: dict[str, Any] = wire(key)
+    return data
+
+
+@router.get("/health")
+def health() -> CompactJSON:
+    return ok({"status": "ok"})
+
+
+@router.post("/v1/tenants")
+def create_tenant(request: Request, body: TenantCreate | None = None) -> CompactJSON:
+    """A tenant, its personal space and its first key. ``api_key`` is shown only here."""
+    tenant, secret = _tenants(request).create((body or TenantCreate()).name)
+    return ok({"id": tenant.id, "api_key": secret, "status": tenant.status, "name": tenant.name})
+
+
+@router.get("/v1/keys")
+def list_keys(request: Request, svc: Caller) -> CompactJSON:
+    keys = _tenants(request).list_keys(svc.tenant_id)
+    return ok({"keys": [_key_json(k) for k in keys]})
+
+
+@router.post("/v1/keys", status_code=201)
+def create_key(request: Request, svc: Caller, body: KeyCreate | None = None) -> CompactJSON:
+    key, secret = _tenants(request).create_key(svc.tenant_id, (body or KeyCreate()).name)
+    return ok({**_key_json(key), "api_key": secret}, 201)
+
+
+@router.delete("/v1/keys/{key_id}")
+def revoke_key(request: Request, key_id: str, svc: Caller) -> CompactJSON:
+    return ok(_key_json(_tenants(request).revoke_key(svc.tenant_id, key_id)))

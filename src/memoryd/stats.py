@@ -1,0 +1,333 @@
+"""The stats of reference §4.12–4.13: counts, tags, decay, relations, spaces, sharing, agents.
+
+Every figure is over the spaces the caller belongs to (a named space is
+checked for membership first: the upstream API reads any space it is told).
+Deleted memories are not counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from datetime import timedelta
+from typing import Any
+
+from memoryd.errors import ValidationError
+from memoryd.ingest.direct import check_id
+from memoryd.models import (
+    Category,
+    Memory,
+    MemoryType,
+    RelationType,
+    State,
+    Tier,
+    format_ts,
+    utcnow,
+)
+from memoryd.retrieve import DEFAULT_RECIPE
+from memoryd.retrieve import decay as decay_stage
+from memoryd.retrieve.config import SPACE_WEIGHTS
+from memoryd.service import MemoryService
+from memoryd.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER, Spaces
+from memoryd.store import MemoryFilter
+from memoryd.store.rows import from_us, to_us
+
+MAX_DAYS = 3650
+MAX_SCAN = 100_000
+
+
+class Stats:
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+        self.store = service.store
+        self.me = service.tenant_id
+
+    def _spaces(self, space: str | None) -> list[str]:
+        if space is None or space in ("", "all"):
+            return self.service.readable_spaces()
+        return [Spaces(self.service).visible(s.strip()).id for s in space.split(",") if s.strip()]
+
+    def _memories(self, spaces: list[str]) -> list[Memory]:
+        rows, _ = self.store.list_memories(
+            self.me, spaces, MemoryFilter(exclude_types=()), limit=MAX_SCAN
+        )
+        return rows
+
+    # ------------------------------------------------------------------ GET /v1/stats
+    def overview(self, space: str | None = None, days: int = 30) -> dict[str, Any]:
+        if not 1 <= days <= MAX_DAYS:
+            raise ValidationError(f"days must be between 1 and {MAX_DAYS}")
+        memories = self._memories(self._spaces(space))
+        since = (utcnow() - timedelta(days=days - 1)).date()
+        timeline: dict[str, Counter[str]] = defaultdict(Counter)
+        for m in memories:
+            if m.created_at.date() >= since:
+                timeline[m.created_at.date().isoformat()][m.memory_type.value] += 1
+        n = len(memories)
+        return {
+            "total": n,
+            "by_type": _count(m.memory_type.value for m in memories),
+            "by_category": _count(m.category.value for m in memories),
+            "by_tier": _count(m.tier.value for m in memories),
+            "by_state": _count(m.state.value for m in memories),
+            "by_space": _count(m.space_id or "default" for m in memories),
+            "by_visibility": _count(m.visibility for m in memories),
+            "by_agent": _count(m.owner_agent_id for m in memories),
+            "timeline": [
+                {"date": day, "count": sum(c.values()), "by_type": dict(c)}
+                for day, c in sorted(timeline.items(), reverse=True)
+            ],
+            "avg_importance": round(sum(m.importance for m in memories) / n, 4) if n else 0.0,
+            "avg_confidence": round(sum(m.confidence for m in memories) / n, 4) if n else 0.0,
+            "total_access_count": sum(m.access_count for m in memories),
+        }
+
+    # ------------------------------------------------------------------ /v1/stats/config
+    @staticmethod
+    def config() -> dict[str, Any]:
+        r = DEFAULT_RECIPE
+        return {
+            "decay": {
+                "half_life_days": decay_stage.HALF_LIFE_DAYS,
+                "importance_modulation": decay_stage.IMPORTANCE_MODULATION,
+                "recency_weight": decay_stage.RECENCY_WEIGHT,
+                "frequency_weight": decay_stage.FREQUENCY_WEIGHT,
+                "intrinsic_weight": decay_stage.INTRINSIC_WEIGHT,
+                "tiers": {
+                    t.value: {"beta": decay_stage.BETA[t], "floor": decay_stage.FLOOR[t]}
+                    for t in Tier
+                },
+            },
+            # memoryd does not move memories between tiers on its own (yet)
+            "promotion": None,
+            "demotion": None,
+            "retrieval": {
+                "stages": [
+                    "parallel_search",
+                    f"{r.fusion}_fusion",
+                    "rrf_normalize",
+                    "min_score_filter",
+                    "topk_cap",
+                    "cross_encoder",
+                    "bm25_floor",
+                    "decay_boost",
+                    "importance_weight",
+                    "length_norm",
+                    "hard_cutoff",
+                    "mmr_diversity",
+                ],
+                "default_min_score": r.min_score,
+                "fusion": r.fusion,
+                "rrf_k": r.rrf_k,
+                "vector_weight": r.vector_weight,
+                "bm25_weight": r.bm25_weight,
+            },
+            "admission": None,
+            "spaces": {
+                "search_weights": {k.value: v for k, v in SPACE_WEIGHTS.items()},
+                "max_spaces_per_user": MAX_SPACES_PER_USER,
+                "max_members_per_team": MAX_MEMBERS_PER_TEAM,
+            },
+            "categories": [c.value for c in Category],
+            "tiers": [t.value for t in Tier],
+            "memory_types": [t.value for t in MemoryType],
+            "states": [s.value for s in State],
+            "relation_types": [t.value for t in RelationType],
+        }
+
+    # ------------------------------------------------------------------ /v1/stats/tags
+    def tags(self, limit: int = 20, min_count: int = 1, space: str | None = None) -> dict[str, Any]:
+        memories = self._memories(self._spaces(space))
+        counts = Counter(t for m in memories for t in m.tags)
+        spaces_of: dict[str, set[str]] = defaultdict(set)
+        for m in memories:
+            for t in m.tags:
+                spaces_of[t].add(m.space_id)
+        ranked = [(t, c) for t, c in counts.most_common() if c >= min_count]
+        return {
+            "tags": [{"name": t, "count": c} for t, c in ranked[: max(limit, 0)]],
+            "total_unique_tags": len(counts),
+            "total_tag_usages": sum(counts.values()),
+            "cross_space_tags": sorted(t for t, s in spaces_of.items() if len(s) > 1),
+        }
+
+    # ------------------------------------------------------------------ /v1/stats/decay
+    def decay(self, memory_id: str, points: int = 90) -> dict[str, Any]:
+        if not 1 <= points <= 3650:
+            raise ValidationError("points must be between 1 and 3650")
+        m = self.service.get(check_id(memory_id))
+        now = utcnow()
+        beta = decay_stage.BETA[m.tier]
+        lam = math.log(2) / (
+            decay_stage.HALF_LIFE_DAYS * math.exp(decay_stage.IMPORTANCE_MODULATION * m.importance)
+        )
+        curve = [
+            {"day": d, "strength": round(decay_stage.composite(m, now + timedelta(days=d)), 6)}
+            for d in range(points)
+        ]
+        last = m.last_accessed_at
+        return {
+            "memory_id": m.id,
+            "tier": m.tier.value,
+            "importance": m.importance,
+            "confidence": m.confidence,
+            "access_count": m.access_count,
+            "last_accessed_hours_ago": None
+            if last is None
+            else round((now - last).total_seconds() / 3600, 3),
+            "current_strength": round(decay_stage.recency(m, now), 6),
+            "composite_score": round(decay_stage.composite(m, now), 6),
+            "decay_params": {
+                "beta": beta,
+                "half_life_days": decay_stage.HALF_LIFE_DAYS,
+                "lambda": lam,
+                "floor": decay_stage.FLOOR[m.tier],
+                "importance_modulation": decay_stage.IMPORTANCE_MODULATION,
+            },
+            "decay_curve": curve,
+            "promotion_thresholds": None,
+            "demotion_thresholds": None,
+        }
+
+    # ------------------------------------------------------------------ /v1/stats/relations
+    def relations(self, limit: int = 100, min_importance: float = 0.0) -> dict[str, Any]:
+        memories = [
+            m
+            for m in self._memories(self._spaces(None))
+            if m.importance >= min_importance and m.memory_type is not MemoryType.SESSION
+        ][: max(limit, 0)]
+        by_id = {m.id: m for m in memories}
+        edges = [
+            {
+                "source": m.id,
+                "target": r.target_id,
+                "relation_type": r.relation_type.value,
+                "context_label": r.context_label,
+                "cross_space": r.target_id in by_id and by_id[r.target_id].space_id != m.space_id,
+            }
+            for m in memories
+            for r in m.relations
+            if r.target_id in by_id
+        ]
+        nodes = [
+            {
+                "id": m.id,
+                "label": (m.l0_abstract or m.content)[:80],
+                "category": m.category.value,
+                "tier": m.tier.value,
+                "importance": m.importance,
+                "access_count": m.access_count,
+                "memory_type": m.memory_type.value,
+                "space_id": m.space_id,
+            }
+            for m in memories
+        ]
+        return {
+            "nodes": nodes,
+            "edges": edges,
+            "total_nodes": len(nodes),
+            "total_edges": len(edges),
+        }
+
+    # ------------------------------------------------------------------ /v1/stats/spaces
+    def spaces(self) -> dict[str, Any]:
+        out = []
+        for space in self.store.spaces_of(self.me):
+            memories = self._memories([space.id])
+            out.append(
+                {
+                    "space_id": space.id,
+                    "space_type": space.space_type.value,
+                    "name": space.name,
+                    "owner_id": space.owner_id,
+                    "memory_count": len(memories),
+                    "agent_count": len({m.owner_agent_id for m in memories if m.owner_agent_id}),
+                    "tier_distribution": _count(m.tier.value for m in memories),
+                    "top_categories": [
+                        {"category": c, "count": n}
+                        for c, n in Counter(m.category.value for m in memories).most_common(5)
+                    ],
+                    "last_activity": format_ts(
+                        max((m.updated_at for m in memories), default=space.updated_at)
+                    ),
+                    "shared_in_count": sum(1 for m in memories if m.provenance is not None),
+                    "member_count": len(space.members),
+                    "members": [
+                        {"user_id": m.user_id, "role": m.role.value} for m in space.members
+                    ],
+                }
+            )
+        return {"spaces": out, "total_spaces": len(out)}
+
+    # ------------------------------------------------------------------ /v1/stats/sharing
+    def sharing(self, days: int = 30) -> dict[str, Any]:
+        if not 1 <= days <= MAX_DAYS:
+            raise ValidationError(f"days must be between 1 and {MAX_DAYS}")
+        since = to_us(utcnow() - timedelta(days=days)) or 0
+        keys = (
+            "id",
+            "action",
+            "memory_id",
+            "from_space",
+            "to_space",
+            "user_id",
+            "agent_id",
+            "content_preview",
+        )
+        events = []
+        for row in self.store.sharing_events(self.me, self.service.readable_spaces(), since):
+            event = dict(zip(keys, row[:8], strict=True))
+            event["timestamp"] = format_ts(from_us(row[8]))
+            events.append(event)
+        actions = Counter(e["action"] for e in events)
+        flows = Counter((e["from_space"], e["to_space"]) for e in events)
+        per_day: dict[str, Counter[str]] = defaultdict(Counter)
+        for e in events:
+            per_day[e["timestamp"][:10]][e["action"]] += 1
+        return {
+            "summary": {
+                "total_shares": actions["share"] + actions["auto_share"] + actions["reshare"],
+                "total_pulls": actions["pull"],
+                "total_unshares": actions["unshare"],
+                "unique_sharers": len({e["user_id"] for e in events}),
+            },
+            "recent_activity": events[:50],
+            "flow_graph": {
+                "nodes": sorted({s for pair in flows for s in pair}),
+                "edges": [{"from": a, "to": b, "count": n} for (a, b), n in flows.items()],
+            },
+            "timeline": [
+                {
+                    "date": d,
+                    "shares": c["share"] + c["auto_share"] + c["reshare"],
+                    "pulls": c["pull"],
+                }
+                for d, c in sorted(per_day.items(), reverse=True)
+            ],
+        }
+
+    # ------------------------------------------------------------------ /v1/stats/agents
+    def agents(self) -> dict[str, Any]:
+        memories = self._memories(self._spaces(None))
+        by_agent: dict[str, list[Memory]] = defaultdict(list)
+        for m in memories:
+            by_agent[m.owner_agent_id or m.agent_id or ""].append(m)
+        agents = [
+            {
+                "agent_id": agent,
+                "total_memories": len(ms),
+                "memories_by_space": _count(m.space_id for m in ms),
+                "top_categories": [
+                    {"category": c, "count": n}
+                    for c, n in Counter(m.category.value for m in ms).most_common(5)
+                ],
+                "last_active": format_ts(max(m.updated_at for m in ms)),
+                "share_count": sum(1 for m in ms if m.provenance is not None),
+            }
+            for agent, ms in sorted(by_agent.items())
+        ]
+        return {"agents": agents, "total_agents": len(agents)}
+
+
+def _count(values: Any) -> dict[str, int]:
+    return dict(Counter(values))

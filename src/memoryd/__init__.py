@@ -1,5 +1,6 @@
 """memoryd: long-term memory for AI agents."""
 
+from memoryd.client import RemoteMemory
 from memoryd.errors import (
     EmbeddingError,
     EmbeddingMismatchError,
@@ -22,6 +23,7 @@ __all__ = [
     "MemoryService",
     "MemorydError",
     "NotFoundError",
+    "RemoteMemory",
     "ScoredMemory",
     "StorageError",
     "ValidationError",

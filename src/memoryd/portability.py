@@ -19,7 +19,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.conversation import embedding_text, message_hash
-from memoryd.models import Memory, MemoryType, State, format_ts
+from memoryd.models import Memory, MemoryType, State, format_ts, new_id
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
@@ -139,6 +139,8 @@ def import_jsonl(
         if store.get(service.tenant_id, [service.space_id], record.id) is not None:
             stats["skipped"] += 1
             continue
+        if store.memory_id_taken(record.id):  # an id of another space: import as a new memory
+            record.id = new_id()
         if record.key and record.state is not State.DELETED:
             taken = record.key in keys_here or store.count(
                 service.tenant_id, [service.space_id], MemoryFilter(key=record.key)

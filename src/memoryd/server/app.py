@@ -22,7 +22,7 @@ from memoryd.errors import ValidationError
 from memoryd.server import errors
 from memoryd.server.errors import CompactJSON
 from memoryd.server.guard import Guard, GuardOptions
-from memoryd.server.routes import imports, memories, spaces, stats, tenants
+from memoryd.server.routes import imports, memories, portability, spaces, stats, tenants
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenants import Tenants
 
@@ -86,7 +86,7 @@ def create_app(
     app.state.service = root
     app.state.tenants = tenant_admin
     errors.install(app)
-    for module in (tenants, memories, spaces, stats, imports):
+    for module in (tenants, memories, spaces, stats, imports, portability):
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
     app.add_middleware(

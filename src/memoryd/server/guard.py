@@ -21,7 +21,8 @@ from memoryd.tenants import Tenants
 
 PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
 TENANTS_PATH = "/v1/tenants"
-MULTIPART_PATHS = ("/v1/imports", "/v1/files")
+# bodies that are not JSON: multipart uploads and JSON Lines imports
+NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
 
@@ -93,7 +94,7 @@ class Guard:
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.options.max_body_bytes:
             raise _BodyRefused(413, "payload_too_large", self._too_large())
-        if length == "0" or scope["path"].startswith(MULTIPART_PATHS):
+        if length == "0" or scope["path"].startswith(NON_JSON_PATHS):
             return
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if kind and kind != "application/json" and not kind.endswith("+json"):

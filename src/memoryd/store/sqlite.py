@@ -224,6 +224,13 @@ class SQLiteStore(SessionLog, SpaceStore):
     def get(self, tenant_id: str, space_ids: Sequence[str], memory_id: str) -> Memory | None:
         return self._get(self.conn, tenant_id, space_ids, memory_id)
 
+    def memory_id_taken(self, memory_id: str) -> bool:
+        """Whether any space holds this id (ids are unique across the store)."""
+        return (
+            self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            is not None
+        )
+
     def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:
         row = self.conn.execute("SELECT vector FROM memories WHERE id = ?", (memory_id,)).fetchone()
         return None if row is None else blob_to_vector(row[0])

@@ -45,6 +45,7 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
                 "task_id": result.task_id,
                 "stored_count": result.stored_count,
                 "session_id": result.session_id,
+                "memory_ids": result.memory_ids,
                 "status_url": f"/v1/tasks/{result.task_id}",
             },
             202,

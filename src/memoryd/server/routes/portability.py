@@ -1,0 +1,45 @@
+"""Export and import of a tenant's personal space as JSON Lines (a memoryd addition).
+
+The same format as ``memoryd export`` / ``memoryd import``, so a local store
+can move to a server and back.
+"""
+
+from __future__ import annotations
+
+import io
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from memoryd.errors import ValidationError
+from memoryd.portability import export_jsonl, import_jsonl
+from memoryd.server.deps import Caller, ok
+from memoryd.server.errors import CompactJSON
+
+router = APIRouter(tags=["portability"])
+NDJSON = "application/x-ndjson"
+
+
+@router.get("/v1/export")
+def export(svc: Caller) -> Response:
+    """Every memory (any state) and every raw message of the personal space."""
+    out = io.StringIO()
+    export_jsonl(svc, out)
+    return Response(out.getvalue(), media_type=NDJSON)
+
+
+@router.post(
+    "/v1/import",
+    openapi_extra={
+        "requestBody": {"content": {NDJSON: {"schema": {"type": "string"}}}, "required": True}
+    },
+)
+async def import_(request: Request, svc: Caller) -> CompactJSON:
+    """Load an export; ids already here are skipped. A bad line imports nothing."""
+    raw = await request.body()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError("the import body is not UTF-8 text") from None
+    return ok(await run_in_threadpool(import_jsonl, svc, io.StringIO(text)))

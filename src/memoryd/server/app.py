@@ -83,6 +83,7 @@ def create_app(
         default_response_class=CompactJSON,
         lifespan=lifespan,
     )
+    app.router.redirect_slashes = False  # a trailing slash is another (unknown) path
     app.state.service = root
     app.state.tenants = tenant_admin
     errors.install(app)

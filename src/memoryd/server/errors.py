@@ -68,7 +68,9 @@ def _validation(request: Request, exc: Exception) -> Response:
 def _memoryd(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, MemorydError)
     if exc.http_status == 500:
+        # the detail names files and internals: it goes to the log, not to the client
         log.error("%s %s failed: %s", request.method, request.url.path, exc.message)
+        return error_response(500, exc.code, f"{exc.prefix}: the server failed; see its log")
     return error_response(exc.http_status, exc.code, exc.message)
 
 

@@ -35,8 +35,8 @@ class GuardOptions:
     no_auth_tenant: str | None = None  # every request acts as this tenant (loopback only)
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(BaseException):
+    """Raised from ``receive``; a BaseException so body parsing cannot turn it into a 400."""
 
 
 class Guard:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memoryd.embed import Embedder
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
@@ -23,10 +24,13 @@ from memoryd.store.filters import MemoryFilter
 class Memory:
     """An embedded memory store in a home directory (default: the XDG data dir)."""
 
-    def __init__(self, path: Path | str | None = None, **settings: Any) -> None:
+    def __init__(
+        self, path: Path | str | None = None, *, embedder: Embedder | None = None, **settings: Any
+    ) -> None:
+        """``settings`` override the configured ones; ``embedder`` replaces the configured model."""
         from memoryd.config import load_settings
 
-        self.service = MemoryService(settings=load_settings(path, **settings))
+        self.service = MemoryService(settings=load_settings(path, **settings), embedder=embedder)
 
     # writes
     def add(self, content: str, **fields: Any) -> MemoryRecord:

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 import httpx
 import pytest
-from conftest import RunningServer, start_server
+from server_harness import RunningServer, start_server
 
 from memoryd.embed.local import LocalEmbedder
 from memoryd.errors import ValidationError
 from memoryd.server import ServeOptions
 
 if TYPE_CHECKING:
-    from conftest import TenantClient
+    from server_harness import TenantClient
 
 ADMIN_KEY = "admin-secret-for-tests"
 

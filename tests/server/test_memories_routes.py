@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 if TYPE_CHECKING:
-    from conftest import TenantClient
+    from server_harness import TenantClient
 
 NOTES = [
     "I prefer dark roast coffee in the morning",

@@ -8,7 +8,7 @@ from urllib.parse import quote
 import httpx
 
 if TYPE_CHECKING:
-    from conftest import TenantClient
+    from server_harness import TenantClient
 
 
 def enc(space_id: str) -> str:

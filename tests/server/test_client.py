@@ -1,0 +1,94 @@
+"""RemoteMemory does what the embedded Memory does: one script, both doors, same answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from server_harness import RunningServer
+
+from memoryd import Memory, NotFoundError, RemoteMemory, ValidationError
+from memoryd.client import ServerError
+from memoryd.embed.local import LocalEmbedder
+from memoryd.errors import UnauthorizedError
+
+if TYPE_CHECKING:
+    from server_harness import TenantClient
+
+
+def _script(mem: Memory | RemoteMemory, tmp: Path) -> dict[str, Any]:
+    """Everything a caller does with a store, as plain values to compare."""
+    berlin = mem.add("I moved to Berlin in 2024", category="profile", tags=["city"])
+    mem.add("I prefer dark roast coffee", importance=0.7)
+    ingested = mem.ingest(
+        [
+            {"role": "user", "content": "I just bought a new bicycle"},
+            {"role": "assistant", "content": "Nice! What kind?"},
+        ],
+        session_id="chat-42",
+    )
+    out: dict[str, Any] = {
+        "stored": ingested.stored_count,
+        "ingested_ids": len(ingested.memory_ids),
+        "top": mem.search("where does the user live", limit=5)[0].memory.content,
+        "trace": [s.name for s in (mem.explain("bicycle").trace or _no_trace()).stages],
+    }
+    updated = mem.update(berlin.id, content="I moved to Lisbon in 2025")
+    out["updated"] = (updated.content, updated.version)
+    out["get"] = mem.get(berlin.id).content
+    out["history"] = [h["action"] for h in mem.history(berlin.id)]
+    out["list"] = sorted(m.content for m in mem.list())
+    out["sessions"] = len(mem.list(memory_type="session"))
+    out["stats_total"] = mem.stats()["total"]
+    out["exported"] = mem.export(tmp / "export.jsonl")
+    out["reimport"] = mem.import_(tmp / "export.jsonl")
+    out["dry_run"] = mem.batch_delete(tags=["city"])
+    with pytest.raises(ValidationError):
+        mem.add("")
+    with pytest.raises(NotFoundError):
+        mem.get("no-such-id")
+    with pytest.raises(ValidationError):
+        mem.delete_all()
+    mem.delete(berlin.id)
+    out["deleted_state"] = mem.get(berlin.id).state.value
+    out["delete_all"] = mem.delete_all(confirm=True)
+    return out
+
+
+def _no_trace() -> Any:
+    raise AssertionError("explain returned no trace")
+
+
+def test_remote_and_embedded_agree(
+    server: RunningServer, alice: TenantClient, tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    (tmp_path / "local").mkdir()
+    (tmp_path / "remote").mkdir()
+    with Memory(tmp_path / "home", embedder=embedder) as local:
+        embedded = _script(local, tmp_path / "local")
+    with RemoteMemory(server.url, alice.key) as remote:
+        served = _script(remote, tmp_path / "remote")
+    assert served == embedded
+    assert embedded["top"] == "I moved to Berlin in 2024"
+    assert embedded["reimport"]["skipped"] == embedded["exported"]
+
+
+def test_remote_errors(server: RunningServer, alice: TenantClient, tmp_path: Path) -> None:
+    with RemoteMemory(server.url, "mk_not-a-key") as stranger, pytest.raises(UnauthorizedError):
+        stranger.list()
+    with (
+        RemoteMemory("http://127.0.0.1:9", alice.key, timeout=2) as nowhere,
+        pytest.raises(ServerError, match="cannot reach"),
+    ):
+        nowhere.stats()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "memory", "memory": {"content": 5}}\n', encoding="utf-8")
+    with RemoteMemory(server.url, alice.key) as mem:
+        with pytest.raises(ValidationError, match="line 1"):
+            mem.import_(bad)
+        with pytest.raises(NotFoundError) as error:
+            mem.update("missing", content="x")
+        assert (
+            error.value.code == "not_found" and error.value.message == "not found: memory missing"
+        )

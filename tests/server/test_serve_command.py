@@ -1,0 +1,111 @@
+"""``memoryd serve`` as a person runs it: a real process, its first key, its refusals."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+START_TIMEOUT_S = 90
+KEY = re.compile(r"mk_[A-Za-z0-9_-]{20,}")
+
+
+def _memoryd(home: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "memoryd.cli", "--home", str(home), *args]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("memoryd serve did not answer /health")
+
+
+def _start(home: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        _memoryd(home, "serve", "--port", str(port), *args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    _wait_healthy(url, process)
+    return process, url
+
+
+def _stop(process: subprocess.Popen[str]) -> str:
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    return output
+
+
+def test_first_start_prints_a_key_that_works_and_shares_the_cli_store(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    added = subprocess.run(
+        _memoryd(home, "add", "Written by the command line"), capture_output=True, text=True
+    )
+    assert added.returncode == 0, added.stderr
+    process, url = _start(home)
+    try:
+        headers = {"X-API-Key": ""}
+        time.sleep(0.2)
+    finally:
+        first = _stop(process)
+    match = KEY.search(first)
+    assert match, first
+    headers["X-API-Key"] = match.group(0)
+    assert "shown only now" in first
+    # a second start has keys already: it prints none, and the first key still works
+    process, url = _start(home)
+    try:
+        found = httpx.get(f"{url}/v1/memories", headers=headers).json()
+        assert [m["content"] for m in found["memories"]] == ["Written by the command line"]
+        assert httpx.get(f"{url}/v1/memories").status_code == 401
+    finally:
+        second = _stop(process)
+    assert not KEY.search(second)
+    assert process.returncode == 0
+
+
+def test_no_auth_is_refused_off_loopback(tmp_path: Path) -> None:
+    refused = subprocess.run(
+        _memoryd(tmp_path / "home", "serve", "--host", "0.0.0.0", "--no-auth"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1
+    assert "only allowed on a loopback address" in refused.stderr
+
+
+def test_no_auth_on_loopback_needs_no_key(tmp_path: Path) -> None:
+    process, url = _start(tmp_path / "home", "--no-auth")
+    try:
+        made = httpx.post(f"{url}/v1/memories", json={"content": "no key here"})
+        assert made.status_code == 201 and made.json()["tenant_id"] == "local"
+    finally:
+        output = _stop(process)
+    assert not KEY.search(output)

@@ -1,4 +1,4 @@
-"""``python -m bench longmemeval|locomo|speed``: the commands of BENCHMARKS.md."""
+"""``python -m bench longmemeval|locomo|speed|server``: the commands of BENCHMARKS.md."""
 
 from __future__ import annotations
 
@@ -106,6 +106,25 @@ def speed(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sp.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def server(
+    size: Annotated[int, typer.Option(help="Memories in the served store.")] = 10_000,
+    requests: Annotated[int, typer.Option(help="Requests per concurrency level.")] = 200,
+    clients: Annotated[str, typer.Option(help="Comma-separated client counts.")] = "1,4,16",
+    workers: Annotated[int, typer.Option(help="memoryd serve --workers.")] = 1,
+    out: Annotated[Path, typer.Option()] = REPORTS / "server.json",
+) -> None:
+    """Requests/s and latency of a real memoryd serve under concurrent clients."""
+    from bench import server as sv
+
+    levels = [int(c) for c in clients.split(",") if c.strip()]
+    report = sv.run(size, requests, levels, workers)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    sv.print_report(report, console)
     console.print(f"report: {out}")
 
 

@@ -159,3 +159,12 @@ def test_speed_harness(tmp_path: Path) -> None:
         "bare_embed_per_s",
     ):
         assert row[key] > 0
+
+
+def test_server_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "server", "--size", "200", "--requests", "6", "--clients", "1,2")
+    assert report["config"]["size"] == 200
+    for kind in ("search", "add"):
+        rows = report["metrics"][kind]
+        assert [r["clients"] for r in rows] == [1, 2]
+        assert all(r["requests"] == 6 and r["req_per_s"] > 0 and r["p95_ms"] > 0 for r in rows)

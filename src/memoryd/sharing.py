@@ -47,18 +47,31 @@ class Sharing:
         return None if row is None else self.store.get(self.me, [space_id], row[0])
 
     def stale_info(self, memory: Memory) -> dict[str, Any] | None:
-        """How a copy compares with its source, as far as the caller can see the source."""
+        """How a copy compares with its source, as far as the caller can see the source.
+
+        A source in a space the caller does not belong to is not looked at
+        (provenance can be written by an import, so it proves nothing): then
+        whether the copy is stale is unknown, and says so with nulls.
+        """
         if memory.provenance is None:
             return None
         p = memory.provenance
         source = self.store.get(self.me, self.service.readable_spaces(), p.shared_from_memory)
-        deleted = source is None or source.state is State.DELETED
-        current = None if source is None else source.version
+        if source is None:
+            return {
+                "is_stale": None,
+                "source_version": p.source_version,
+                "current_source_version": None,
+                "source_deleted": None,
+                "source_visible": False,
+            }
+        deleted = source.state is State.DELETED
         return {
-            "is_stale": deleted or (current is not None and current != p.source_version),
+            "is_stale": deleted or source.version != p.source_version,
             "source_version": p.source_version,
-            "current_source_version": current,
+            "current_source_version": source.version,
             "source_deleted": deleted,
+            "source_visible": True,
         }
 
     # ------------------------------------------------------------------ the copy

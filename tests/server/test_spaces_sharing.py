@@ -136,6 +136,7 @@ def test_share_pull_unshare_reshare(alice: TenantClient, bob: TenantClient) -> N
         "source_version": 1,
         "current_source_version": 2,
         "source_deleted": False,
+        "source_visible": True,
     }
     fresh = _ok(alice.http.post(f"/v1/memories/{copy['id']}/reshare", json={}))
     assert fresh["content"] == "Deploys happen on Wednesdays" and fresh["space_id"] == team["id"]

@@ -27,6 +27,7 @@ from memoryd.models import (
 from memoryd.retrieve import DEFAULT_RECIPE
 from memoryd.retrieve import decay as decay_stage
 from memoryd.retrieve.config import SPACE_WEIGHTS
+from memoryd.retrieve.pipeline import stage_names
 from memoryd.service import MemoryService
 from memoryd.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER, Spaces
 from memoryd.store import MemoryFilter
@@ -102,20 +103,7 @@ class Stats:
             "promotion": None,
             "demotion": None,
             "retrieval": {
-                "stages": [
-                    "parallel_search",
-                    f"{r.fusion}_fusion",
-                    "rrf_normalize",
-                    "min_score_filter",
-                    "topk_cap",
-                    "cross_encoder",
-                    "bm25_floor",
-                    "decay_boost",
-                    "importance_weight",
-                    "length_norm",
-                    "hard_cutoff",
-                    "mmr_diversity",
-                ],
+                "stages": stage_names(r),
                 "default_min_score": r.min_score,
                 "fusion": r.fusion,
                 "rrf_k": r.rrf_k,

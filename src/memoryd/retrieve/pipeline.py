@@ -40,6 +40,28 @@ from memoryd.store.sqlite import SQLiteStore
 log = logging.getLogger(__name__)
 
 
+# the 12 stages in order; "fusion" is named by the recipe's fusion (rrf or convex)
+STAGES = (
+    "parallel_search",
+    "fusion",
+    "rrf_normalize",
+    "min_score_filter",
+    "topk_cap",
+    "cross_encoder",
+    "bm25_floor",
+    "decay_boost",
+    "importance_weight",
+    "length_norm",
+    "hard_cutoff",
+    "mmr_diversity",
+)
+
+
+def stage_names(config: SearchConfig) -> list[str]:
+    """The stage names of a search with this recipe, as its trace names them."""
+    return [f"{config.fusion}_fusion" if s == "fusion" else s for s in STAGES]
+
+
 @dataclass
 class SearchRequest:
     query: str
@@ -134,30 +156,21 @@ class Retriever:
                     duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 )
             )
-        stages: list[tuple[str, Callable[[list[Candidate]], list[Candidate]]]] = [
-            (
-                "rrf_fusion" if cfg.fusion == "rrf" else "convex_fusion",
-                lambda cs: rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg),
-            ),
-            ("rrf_normalize", lambda cs: rrf_normalize(cs, cfg)),
-            ("min_score_filter", lambda cs: min_score_filter(cs, min_score)),
-            ("topk_cap", lambda cs: topk_cap(cs, limit, cfg.topk_multiplier)),
-            (
-                "cross_encoder",
-                lambda cs: cross_encoder_rerank(cs, request.query, self.reranker, cfg),
-            ),
-            ("bm25_floor", lambda cs: bm25_floor(cs, cfg)),
-            ("decay_boost", lambda cs: decay_boost(cs, request.now) if cfg.decay else cs),
-            (
-                "importance_weight",
-                lambda cs: importance_weight(cs) if cfg.importance_weight else cs,
-            ),
-            ("length_norm", lambda cs: length_norm(cs) if cfg.length_norm else cs),
-            ("hard_cutoff", lambda cs: hard_cutoff(cs, cfg.hard_cutoff)),
-            ("mmr_diversity", lambda cs: mmr_diversity(cs, limit, cfg)),
-        ]
-        for name, stage in stages:
-            found = tracer.run(name, found, stage)
+        stages: dict[str, Callable[[list[Candidate]], list[Candidate]]] = {
+            "fusion": lambda cs: rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg),
+            "rrf_normalize": lambda cs: rrf_normalize(cs, cfg),
+            "min_score_filter": lambda cs: min_score_filter(cs, min_score),
+            "topk_cap": lambda cs: topk_cap(cs, limit, cfg.topk_multiplier),
+            "cross_encoder": lambda cs: cross_encoder_rerank(cs, request.query, self.reranker, cfg),
+            "bm25_floor": lambda cs: bm25_floor(cs, cfg),
+            "decay_boost": lambda cs: decay_boost(cs, request.now) if cfg.decay else cs,
+            "importance_weight": lambda cs: importance_weight(cs) if cfg.importance_weight else cs,
+            "length_norm": lambda cs: length_norm(cs) if cfg.length_norm else cs,
+            "hard_cutoff": lambda cs: hard_cutoff(cs, cfg.hard_cutoff),
+            "mmr_diversity": lambda cs: mmr_diversity(cs, limit, cfg),
+        }
+        for stage, name in zip(STAGES[1:], stage_names(cfg)[1:], strict=True):
+            found = tracer.run(name, found, stages[stage])
         return found
 
     def search(
@@ -189,4 +202,4 @@ class Retriever:
         return SearchResponse(results=results, trace=trace)
 
 
-__all__ = ["Retriever", "SearchRequest", "SpaceRef", "by_score"]
+__all__ = ["STAGES", "Retriever", "SearchRequest", "SpaceRef", "by_score", "stage_names"]

@@ -30,7 +30,22 @@ class KeyCreate(Body):
     name: str = ""
 
 
-class MemoryCreate(Body):
+class MemoryFields(Body):
+    """Fields a caller may set on a memory, when it is made and later (memoryd additions)."""
+
+    tags: list[str] | None = None
+    source: str | None = None
+    category: str | None = None
+    importance: float | None = None
+    confidence: float | None = None
+    tier: str | None = None
+    scope: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    expires_at: datetime | None = None
+
+
+class MemoryCreate(MemoryFields):
     """``messages`` (conversation ingest) wins over ``content`` (a direct memory)."""
 
     messages: list[ChatMessage] | None = None
@@ -39,33 +54,12 @@ class MemoryCreate(Body):
     session_id: str | None = None
     entity_context: str | None = None
     content: str | None = None
-    tags: list[str] | None = None
-    source: str | None = None
-    # memoryd additions for direct memories
-    category: str | None = None
-    importance: float | None = None
-    confidence: float | None = None
-    tier: str | None = None
-    scope: str | None = None
     key: str | None = None
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    expires_at: datetime | None = None
 
 
-class MemoryUpdate(Body):
+class MemoryUpdate(MemoryFields):
     content: str | None = None
-    tags: list[str] | None = None
     state: str | None = None
-    category: str | None = None
-    importance: float | None = None
-    confidence: float | None = None
-    tier: str | None = None
-    scope: str | None = None
-    source: str | None = None
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    expires_at: datetime | None = None
 
 
 class DeleteFilter(Body):

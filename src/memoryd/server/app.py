@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
@@ -99,6 +100,11 @@ def create_app(
             admin_key=settings.admin_key,
             no_auth_tenant=LOCAL_TENANT if options.no_auth else None,
         ),
+    )
+    # outermost, so a browser's preflight is answered before the guard asks for a key;
+    # keys travel in a header, never in cookies, so any origin may call (as with ourmem)
+    app.add_middleware(
+        CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"]
     )
     return app
 

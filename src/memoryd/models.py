@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from memoryd.errors import ValidationError
+
 
 class Category(StrEnum):
     PROFILE = "profile"
@@ -57,6 +59,11 @@ class SpaceType(StrEnum):
     ORGANIZATION = "organization"
 
 
+def personal_space(tenant_id: str) -> str:
+    """Every tenant's own space; its id names the tenant."""
+    return f"personal/{tenant_id}"
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -67,7 +74,31 @@ def new_id() -> str:
 
 def to_utc(value: datetime) -> datetime:
     """Naive datetimes are taken as UTC, so a date without a zone never shifts."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # year 1 at +14:00 is before the first representable UTC instant
+        raise ValidationError(f"{value.isoformat()} is out of the representable range") from None
+
+
+def lone_surrogate(value: Any) -> bool:
+    """True when a string anywhere in ``value`` holds a lone surrogate.
+
+    JSON may escape one (``"\\ud800"``) and Python decodes it, but no UTF-8
+    text can hold it: the store, the hashes and every client would fail on it.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(lone_surrogate(k) or lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(lone_surrogate(v) for v in value)
+    return False
 
 
 def format_ts(value: datetime | None) -> str | None:

@@ -19,7 +19,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.conversation import embedding_text, message_hash
-from memoryd.models import Memory, MemoryType, State, format_ts, new_id
+from memoryd.models import Memory, MemoryType, State, format_ts, lone_surrogate, new_id
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
@@ -95,6 +95,8 @@ def _records(lines: Iterable[str]) -> Iterator[Memory | _Message]:
             line = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ValidationError(f"line {number} is not JSON: {exc.msg}") from None
+        if lone_surrogate(line):
+            raise ValidationError(f"line {number} holds text that is not valid Unicode")
         kind = line.get("type") if isinstance(line, dict) else None
         try:
             if kind == "header":

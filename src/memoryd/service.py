@@ -44,6 +44,7 @@ from memoryd.models import (
     SearchResponse,
     State,
     Tier,
+    personal_space,
     to_utc,
     utcnow,
 )
@@ -57,11 +58,8 @@ log = logging.getLogger(__name__)
 
 LOCAL_TENANT = "local"
 MAX_LIMIT = 1000
+MAX_OFFSET = 10**12
 Progress = Callable[[int, int], None]
-
-
-def personal_space(tenant_id: str) -> str:
-    return f"personal/{tenant_id}"
 
 
 class MemoryService:
@@ -220,8 +218,8 @@ class MemoryService:
         tags: Any = None,
     ) -> tuple[list[Memory], int]:
         """Memories by the reference's list filters. Session turns only when asked for."""
-        if not offset >= 0 or not 0 <= limit <= MAX_LIMIT:
-            raise ValidationError(f"limit must be 0..{MAX_LIMIT} and offset >= 0")
+        if not 0 <= offset <= MAX_OFFSET or not 0 <= limit <= MAX_LIMIT:
+            raise ValidationError(f"limit must be 0..{MAX_LIMIT} and offset 0..{MAX_OFFSET}")
         f = MemoryFilter(
             memory_type=[parse_enum(MemoryType, memory_type)] if memory_type else None,
             state=[parse_enum(State, state)] if state else None,
@@ -399,26 +397,11 @@ class MemoryService:
 
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:
-        conn = self.store.conn
-        base = "FROM memories WHERE tenant_id = ? AND space_id = ? AND state != 'deleted'"
-        params = (self.tenant_id, self.space_id)
+        """The counts of ``GET /v1/stats`` over the tenant's spaces, the model and the home."""
+        from memoryd.stats import Stats  # stats builds on this service
 
-        def group(column: str) -> dict[str, int]:
-            rows = conn.execute(f"SELECT {column}, COUNT(*) {base} GROUP BY {column}", params)
-            return {str(k): int(v) for k, v in rows}
-
-        total, avg_imp, avg_conf, accesses = conn.execute(
-            f"SELECT COUNT(*), AVG(importance), AVG(confidence), SUM(access_count) {base}", params
-        ).fetchone()
         return {
-            "total": int(total),
-            "by_type": group("memory_type"),
-            "by_category": group("category"),
-            "by_tier": group("tier"),
-            "by_state": group("state"),
-            "avg_importance": round(avg_imp or 0.0, 4),
-            "avg_confidence": round(avg_conf or 0.0, 4),
-            "total_access_count": int(accesses or 0),
+            **Stats(self).overview(),
             "embedding_model": self.store.get_meta("embed_model"),
             "home": str(self.home),
         }

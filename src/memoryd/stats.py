@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.direct import check_id
 from memoryd.models import (
     Category,
-    Memory,
     MemoryType,
     RelationType,
     State,
@@ -34,7 +33,8 @@ from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
 
 MAX_DAYS = 3650
-MAX_SCAN = 100_000
+MAX_NODES = 10_000
+TOP_CATEGORIES = 5
 
 
 class Stats:
@@ -48,39 +48,35 @@ class Stats:
             return self.service.readable_spaces()
         return [Spaces(self.service).visible(s.strip()).id for s in space.split(",") if s.strip()]
 
-    def _memories(self, spaces: list[str]) -> list[Memory]:
-        rows, _ = self.store.list_memories(
-            self.me, spaces, MemoryFilter(exclude_types=()), limit=MAX_SCAN
-        )
-        return rows
-
     # ------------------------------------------------------------------ GET /v1/stats
     def overview(self, space: str | None = None, days: int = 30) -> dict[str, Any]:
         if not 1 <= days <= MAX_DAYS:
             raise ValidationError(f"days must be between 1 and {MAX_DAYS}")
-        memories = self._memories(self._spaces(space))
-        since = (utcnow() - timedelta(days=days - 1)).date()
-        timeline: dict[str, Counter[str]] = defaultdict(Counter)
-        for m in memories:
-            if m.created_at.date() >= since:
-                timeline[m.created_at.date().isoformat()][m.memory_type.value] += 1
-        n = len(memories)
+        spaces = self._spaces(space)
+        totals = self.store.totals(self.me, spaces)
+        since = datetime.combine((utcnow() - timedelta(days=days - 1)).date(), time(), UTC)
+        timeline: dict[str, dict[str, int]] = defaultdict(dict)
+        for day, kind, n in self.store.daily_counts(self.me, spaces, to_us(since) or 0):
+            timeline[day][kind] = n
+        groups = {
+            "by_type": "memory_type",
+            "by_category": "category",
+            "by_tier": "tier",
+            "by_state": "state",
+            "by_space": "space_id",
+            "by_visibility": "visibility",
+            "by_agent": "owner_agent_id",
+        }
         return {
-            "total": n,
-            "by_type": _count(m.memory_type.value for m in memories),
-            "by_category": _count(m.category.value for m in memories),
-            "by_tier": _count(m.tier.value for m in memories),
-            "by_state": _count(m.state.value for m in memories),
-            "by_space": _count(m.space_id or "default" for m in memories),
-            "by_visibility": _count(m.visibility for m in memories),
-            "by_agent": _count(m.owner_agent_id for m in memories),
+            "total": totals["total"],
+            **{key: self.store.count_by(self.me, spaces, col) for key, col in groups.items()},
             "timeline": [
-                {"date": day, "count": sum(c.values()), "by_type": dict(c)}
-                for day, c in sorted(timeline.items(), reverse=True)
+                {"date": day, "count": sum(kinds.values()), "by_type": kinds}
+                for day, kinds in timeline.items()
             ],
-            "avg_importance": round(sum(m.importance for m in memories) / n, 4) if n else 0.0,
-            "avg_confidence": round(sum(m.confidence for m in memories) / n, 4) if n else 0.0,
-            "total_access_count": sum(m.access_count for m in memories),
+            "avg_importance": totals["avg_importance"],
+            "avg_confidence": totals["avg_confidence"],
+            "total_access_count": totals["total_access_count"],
         }
 
     # ------------------------------------------------------------------ /v1/stats/config
@@ -125,18 +121,14 @@ class Stats:
 
     # ------------------------------------------------------------------ /v1/stats/tags
     def tags(self, limit: int = 20, min_count: int = 1, space: str | None = None) -> dict[str, Any]:
-        memories = self._memories(self._spaces(space))
-        counts = Counter(t for m in memories for t in m.tags)
-        spaces_of: dict[str, set[str]] = defaultdict(set)
-        for m in memories:
-            for t in m.tags:
-                spaces_of[t].add(m.space_id)
-        ranked = [(t, c) for t, c in counts.most_common() if c >= min_count]
+        counts = self.store.tag_counts(self.me, self._spaces(space))
         return {
-            "tags": [{"name": t, "count": c} for t, c in ranked[: max(limit, 0)]],
+            "tags": [{"name": tag, "count": n} for tag, n, _ in counts if n >= min_count][
+                : max(limit, 0)
+            ],
             "total_unique_tags": len(counts),
-            "total_tag_usages": sum(counts.values()),
-            "cross_space_tags": sorted(t for t, s in spaces_of.items() if len(s) > 1),
+            "total_tag_usages": sum(n for _, n, _ in counts),
+            "cross_space_tags": sorted(tag for tag, _, spaces in counts if spaces > 1),
         }
 
     # ------------------------------------------------------------------ /v1/stats/decay
@@ -179,11 +171,19 @@ class Stats:
 
     # ------------------------------------------------------------------ /v1/stats/relations
     def relations(self, limit: int = 100, min_importance: float = 0.0) -> dict[str, Any]:
+        if not 0 <= limit <= MAX_NODES:
+            raise ValidationError(f"limit must be between 0 and {MAX_NODES}")
         memories = [
             m
-            for m in self._memories(self._spaces(None))
-            if m.importance >= min_importance and m.memory_type is not MemoryType.SESSION
-        ][: max(limit, 0)]
+            for m in self.store.list_memories(
+                self.me,
+                self._spaces(None),
+                MemoryFilter(exclude_types=(MemoryType.SESSION,)),
+                sort="importance",
+                limit=limit,
+            )[0]
+            if m.importance >= min_importance
+        ]
         by_id = {m.id: m for m in memories}
         edges = [
             {
@@ -221,24 +221,29 @@ class Stats:
     def spaces(self) -> dict[str, Any]:
         out = []
         for space in self.store.spaces_of(self.me):
-            memories = self._memories([space.id])
+            scope = [space.id]
+            totals = self.store.totals(self.me, scope)
+            agents = self.store.count_by(self.me, scope, "owner_agent_id")
+            last = totals["last_updated_us"]
             out.append(
                 {
                     "space_id": space.id,
                     "space_type": space.space_type.value,
                     "name": space.name,
                     "owner_id": space.owner_id,
-                    "memory_count": len(memories),
-                    "agent_count": len({m.owner_agent_id for m in memories if m.owner_agent_id}),
-                    "tier_distribution": _count(m.tier.value for m in memories),
+                    "memory_count": totals["total"],
+                    "agent_count": len([a for a in agents if a]),
+                    "tier_distribution": self.store.count_by(self.me, scope, "tier"),
                     "top_categories": [
                         {"category": c, "count": n}
-                        for c, n in Counter(m.category.value for m in memories).most_common(5)
+                        for c, n in list(self.store.count_by(self.me, scope, "category").items())[
+                            :TOP_CATEGORIES
+                        ]
                     ],
                     "last_activity": format_ts(
-                        max((m.updated_at for m in memories), default=space.updated_at)
+                        space.updated_at if last is None else max(from_us(last), space.updated_at)
                     ),
-                    "shared_in_count": sum(1 for m in memories if m.provenance is not None),
+                    "shared_in_count": self.store.shared_in(self.me, scope),
                     "member_count": len(space.members),
                     "members": [
                         {"user_id": m.user_id, "role": m.role.value} for m in space.members
@@ -296,26 +301,30 @@ class Stats:
 
     # ------------------------------------------------------------------ /v1/stats/agents
     def agents(self) -> dict[str, Any]:
-        memories = self._memories(self._spaces(None))
-        by_agent: dict[str, list[Memory]] = defaultdict(list)
-        for m in memories:
-            by_agent[m.owner_agent_id or m.agent_id or ""].append(m)
+        per_agent: dict[str, dict[str, Any]] = {}
+        for agent, space, category, n, last, shared in self.store.agent_counts(
+            self.me, self._spaces(None)
+        ):
+            row = per_agent.setdefault(
+                agent,
+                {"spaces": Counter(), "categories": Counter(), "last": 0, "shared": 0},
+            )
+            row["spaces"][space] += n
+            row["categories"][category] += n
+            row["last"] = max(row["last"], last)
+            row["shared"] += shared
         agents = [
             {
                 "agent_id": agent,
-                "total_memories": len(ms),
-                "memories_by_space": _count(m.space_id for m in ms),
+                "total_memories": sum(row["spaces"].values()),
+                "memories_by_space": dict(row["spaces"]),
                 "top_categories": [
                     {"category": c, "count": n}
-                    for c, n in Counter(m.category.value for m in ms).most_common(5)
+                    for c, n in row["categories"].most_common(TOP_CATEGORIES)
                 ],
-                "last_active": format_ts(max(m.updated_at for m in ms)),
-                "share_count": sum(1 for m in ms if m.provenance is not None),
+                "last_active": format_ts(from_us(row["last"])),
+                "share_count": row["shared"],
             }
-            for agent, ms in sorted(by_agent.items())
+            for agent, row in sorted(per_agent.items())
         ]
         return {"agents": agents, "total_agents": len(agents)}
-
-
-def _count(values: Any) -> dict[str, int]:
-    return dict(Counter(values))

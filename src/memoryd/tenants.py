@@ -13,8 +13,7 @@ import secrets
 
 from memoryd.engine import Engine
 from memoryd.errors import UnauthorizedError, ValidationError
-from memoryd.models import ApiKey, Tenant, new_id, utcnow
-from memoryd.service import personal_space
+from memoryd.models import ApiKey, Tenant, new_id, personal_space, utcnow
 
 KEY_PREFIX = "mk_"
 KEY_BYTES = 32

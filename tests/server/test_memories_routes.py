@@ -253,3 +253,57 @@ def test_profile(alice: TenantClient, q: str | None) -> None:
         top = profile["search_results"][0]
         assert top["memory"]["content"] == "I prefer dark roast coffee"
         assert set(top["memory"]) == {"id", "content", "category", "tags"}
+
+
+def test_inputs_the_fuzzer_found_are_clear_400s(alice: TenantClient) -> None:
+    """Each request once made the server fail with a 500."""
+    surrogate = b'{"content": "\\ud800 lone"}'
+    _error(
+        alice.http.post(
+            "/v1/memories", content=surrogate, headers={"content-type": "application/json"}
+        ),
+        422,
+        "validation_error",
+        "not valid Unicode",
+    )
+    _error(
+        alice.http.post(
+            "/v1/memories", json={"content": "x", "valid_from": "0001-01-01T00:00:00+14:00"}
+        ),
+        400,
+        "validation_error",
+        "out of the representable range",
+    )
+    _error(
+        alice.http.get(
+            "/v1/memories/search", params={"q": "x", "as_of": "0001-01-01T00:00:00+14:00"}
+        ),
+        400,
+        "validation_error",
+    )
+    _error(alice.http.get("/v1/memories", params={"offset": 2**63}), 400, "validation_error")
+    mixed = alice.http.post(
+        "/v1/memories",
+        json={
+            "content": "x",
+            "valid_from": "2020-01-01T00:00:00",
+            "valid_to": "2021-01-01T00:00:00Z",
+        },
+    )
+    assert (
+        mixed.status_code == 201
+        and mixed.json()["valid_from"] == "2020-01-01T00:00:00.000000+00:00"
+    )
+    header = '{"type": "header", "format": "memoryd-export", "version": 1}\n'
+    bad_line = '{"type": "memory", "memory": {"content": "\\udc80"}}\n'
+    _error(
+        alice.http.post(
+            "/v1/import",
+            content=(header + bad_line).encode(),
+            headers={"content-type": "application/x-ndjson"},
+        ),
+        400,
+        "validation_error",
+        "line 2",
+    )
+    assert alice.http.get("/v1/memories").json()["total_count"] == 1

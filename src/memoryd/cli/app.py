@@ -302,7 +302,8 @@ def stats() -> None:
         table = Table.grid(padding=(0, 2))
         for key, value in data.items():
             table.add_row(
-                f"[bold]{key}[/bold]", json.dumps(value) if isinstance(value, dict) else str(value)
+                f"[bold]{key}[/bold]",
+                json.dumps(value) if isinstance(value, dict | list) else str(value),
             )
         console.print(table)
 

@@ -11,7 +11,16 @@ from typing import Any, TypeVar
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.privacy import redact
-from memoryd.models import Category, Memory, MemoryType, State, Tier, utcnow
+from memoryd.models import (
+    Category,
+    Memory,
+    MemoryType,
+    State,
+    Tier,
+    lone_surrogate,
+    to_utc,
+    utcnow,
+)
 
 E = TypeVar("E", Category, MemoryType, State, Tier)
 
@@ -40,6 +49,8 @@ def check_content(content: Any) -> str:
         raise ValidationError("content must be a string")
     if not content.strip():
         raise ValidationError("content cannot be empty")
+    if lone_surrogate(content):
+        raise ValidationError("content is not valid Unicode text (it holds a lone surrogate)")
     if len(content) > MAX_CONTENT_CHARS:
         raise ValidationError(f"content is longer than {MAX_CONTENT_CHARS} characters")
     public = redact(content)
@@ -98,6 +109,9 @@ def build_direct_memory(
     expires_at: datetime | None = None,
 ) -> Memory:
     content = check_content(content)
+    valid_from, valid_to, expires_at = (
+        None if t is None else to_utc(t) for t in (valid_from, valid_to, expires_at)
+    )
     if valid_from and valid_to and valid_to <= valid_from:
         raise ValidationError("valid_to must be after valid_from")
     now = utcnow()

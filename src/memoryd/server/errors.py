@@ -38,9 +38,10 @@ class CompactJSON(Response):
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:
+        # backslashreplace writes a lone surrogate as its JSON escape, so the output stays JSON
         return json.dumps(
             content, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-        ).encode("utf-8")
+        ).encode("utf-8", errors="backslashreplace")
 
 
 def error_response(status: int, code: str, message: str) -> CompactJSON:

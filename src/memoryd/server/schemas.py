@@ -9,11 +9,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from memoryd.models import lone_surrogate
 
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unicode(cls, data: Any) -> Any:
+        if lone_surrogate(data):
+            raise ValueError("the body holds a string that is not valid Unicode (a lone surrogate)")
+        return data
 
 
 class ChatMessage(Body):

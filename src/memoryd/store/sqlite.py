@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
+from memoryd.store.aggregates import AggregateStore
 from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import build_query
@@ -31,7 +32,8 @@ from memoryd.store.rows import (
     vector_to_blob,
 )
 from memoryd.store.sessions import RawMessage, SessionLog
-from memoryd.store.spaces import SpaceStore
+from memoryd.store.tasks import TaskStore
+from memoryd.store.tenants import TenantStore
 from memoryd.store.vector_index import IndexRow, VectorIndex
 
 DB_FILENAME = "memoryd.db"
@@ -42,7 +44,7 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
-class SQLiteStore(SessionLog, SpaceStore):
+class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index: VectorIndex | None = None

@@ -1,0 +1,98 @@
+"""Counts over the memories a tenant may see, computed in SQL (stats pages scale with the store)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memoryd.store.database import Database
+from memoryd.store.filters import MemoryFilter, where_clause
+
+GROUPABLE = frozenset(
+    (
+        "memory_type",
+        "category",
+        "tier",
+        "state",
+        "space_id",
+        "visibility",
+        "owner_agent_id",
+    )
+)
+
+
+class AggregateStore(Database):
+    def _scope(self, tenant_id: str, space_ids: Sequence[str]) -> tuple[str, list[Any]]:
+        """Every memory but deleted ones, conversation turns included."""
+        return where_clause(tenant_id, space_ids, MemoryFilter(exclude_types=()))
+
+    def count_by(self, tenant_id: str, space_ids: Sequence[str], column: str) -> dict[str, int]:
+        if column not in GROUPABLE:
+            raise ValueError(f"cannot group memories by {column!r}")
+        where, params = self._scope(tenant_id, space_ids)
+        rows = self.conn.execute(
+            f"SELECT m.{column}, COUNT(*) FROM memories m WHERE {where} GROUP BY m.{column} "
+            f"ORDER BY COUNT(*) DESC, m.{column}",
+            params,
+        )
+        return {str(k): int(v) for k, v in rows}
+
+    def totals(self, tenant_id: str, space_ids: Sequence[str]) -> dict[str, Any]:
+        where, params = self._scope(tenant_id, space_ids)
+        total, importance, confidence, accesses, last = self.conn.execute(
+            "SELECT COUNT(*), AVG(importance), AVG(confidence), SUM(access_count), "
+            f"MAX(updated_at) FROM memories m WHERE {where}",
+            params,
+        ).fetchone()
+        return {
+            "total": int(total),
+            "avg_importance": round(importance or 0.0, 4),
+            "avg_confidence": round(confidence or 0.0, 4),
+            "total_access_count": int(accesses or 0),
+            "last_updated_us": last,
+        }
+
+    def daily_counts(
+        self, tenant_id: str, space_ids: Sequence[str], since_us: int
+    ) -> list[tuple[str, str, int]]:
+        """(UTC date, memory type, count) of memories created since ``since_us``."""
+        where, params = self._scope(tenant_id, space_ids)
+        rows = self.conn.execute(
+            "SELECT date(m.created_at / 1000000, 'unixepoch') AS day, m.memory_type, COUNT(*) "
+            f"FROM memories m WHERE {where} AND m.created_at >= ? GROUP BY day, m.memory_type "
+            "ORDER BY day DESC, m.memory_type",
+            (*params, since_us),
+        ).fetchall()
+        return [(str(d), str(t), int(n)) for d, t, n in rows]
+
+    def tag_counts(self, tenant_id: str, space_ids: Sequence[str]) -> list[tuple[str, int, int]]:
+        """(tag, memories carrying it, spaces it appears in), most used first."""
+        where, params = self._scope(tenant_id, space_ids)
+        rows = self.conn.execute(
+            "SELECT t.value, COUNT(*), COUNT(DISTINCT m.space_id) FROM memories m, "
+            f"json_each(m.tags) t WHERE {where} GROUP BY t.value ORDER BY COUNT(*) DESC, t.value",
+            params,
+        ).fetchall()
+        return [(str(tag), int(n), int(spaces)) for tag, n, spaces in rows]
+
+    def agent_counts(
+        self, tenant_id: str, space_ids: Sequence[str]
+    ) -> list[tuple[str, str, str, int, int, int]]:
+        """(agent, space, category, count, last update in µs, shared copies) per group."""
+        where, params = self._scope(tenant_id, space_ids)
+        rows = self.conn.execute(
+            "SELECT m.owner_agent_id, m.space_id, m.category, COUNT(*), MAX(m.updated_at), "
+            f"SUM(m.provenance IS NOT NULL) FROM memories m WHERE {where} "
+            "GROUP BY m.owner_agent_id, m.space_id, m.category",
+            params,
+        ).fetchall()
+        return [(str(a), str(s), str(c), int(n), int(t), int(sh)) for a, s, c, n, t, sh in rows]
+
+    def shared_in(self, tenant_id: str, space_ids: Sequence[str]) -> int:
+        where, params = self._scope(tenant_id, space_ids)
+        return int(
+            self.conn.execute(
+                f"SELECT COUNT(*) FROM memories m WHERE {where} AND m.provenance IS NOT NULL",
+                params,
+            ).fetchone()[0]
+        )

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
-from memoryd.models import AutoShareRule, Member, Role, Space, SpaceType, new_id, utcnow
+from memoryd.models import AutoShareRule, Member, Role, Space, SpaceType, State, new_id, utcnow
 from memoryd.service import MemoryService
+from memoryd.store import MemoryFilter
 from memoryd.tenants import check_name
 
 MAX_SPACES_PER_USER = 20
@@ -124,6 +125,9 @@ class Spaces:
         space = self.administered(space_id)
         if space.space_type is SpaceType.PERSONAL:
             raise ValidationError("a personal space cannot be deleted")
+        # soft delete with history, as every other deletion; the rows stay for the record
+        everything = MemoryFilter(exclude_types=())
+        self.store.set_state_where(self.me, [space.id], everything, State.DELETED, actor=self.me)
         self.store.delete_space(space.id)
 
     # ------------------------------------------------------------------ members

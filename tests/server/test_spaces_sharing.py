@@ -8,7 +8,7 @@ from urllib.parse import quote
 import httpx
 
 if TYPE_CHECKING:
-    from server_harness import TenantClient
+    from server_harness import RunningServer, TenantClient
 
 
 def enc(space_id: str) -> str:
@@ -41,7 +41,7 @@ def _memory(owner: TenantClient, content: str, **fields: Any) -> dict[str, Any]:
     return made
 
 
-def test_space_lifecycle(alice: TenantClient, bob: TenantClient) -> None:
+def test_space_lifecycle(alice: TenantClient, bob: TenantClient, server: RunningServer) -> None:
     team = _team(alice, members=[{"user_id": bob.id, "role": "reader"}])
     assert team["id"].startswith("team/") and team["space_type"] == "team"
     assert team["owner_id"] == alice.id
@@ -59,8 +59,16 @@ def test_space_lifecycle(alice: TenantClient, bob: TenantClient) -> None:
     assert renamed["name"] == "Crew"
     _error(bob.http.put(f"/v1/spaces/{enc(team['id'])}", json={"name": "X"}), 403, "forbidden")
     _error(bob.http.delete(f"/v1/spaces/{enc(team['id'])}"), 403, "forbidden")
+    note = _memory(alice, "A note for the crew")
+    copy = _ok(
+        alice.http.post(f"/v1/memories/{note['id']}/share", json={"target_space": team["id"]}), 201
+    )
     assert _ok(alice.http.delete(f"/v1/spaces/{enc(team['id'])}")) == {"status": "deleted"}
     _error(alice.http.get(f"/v1/spaces/{enc(team['id'])}"), 404, "not_found")
+    _error(bob.http.get(f"/v1/memories/{copy['id']}"), 404, "not_found")
+    # the space's memories are soft-deleted with a history row, like any deletion
+    history = server.service.store.history(copy["id"])
+    assert [h["action"] for h in history] == ["create", "state:deleted"]
 
 
 def test_space_errors(alice: TenantClient) -> None:

@@ -112,18 +112,10 @@ class SpaceStore(Database):
             )
         return self.require_space(space_id)
 
-    def delete_space(self, space_id: str) -> int:
-        """Remove the space, its members and rules, and soft-delete its memories."""
-        now = to_us(utcnow())
+    def delete_space(self, space_id: str) -> None:
+        """Remove the space with its members and rules (its memories are soft-deleted first)."""
         with self.write() as conn:
-            seq = self._bump_seq(conn)
-            n = conn.execute(
-                "UPDATE memories SET state = 'deleted', updated_at = ?, seq = ? "
-                "WHERE space_id = ? AND state != 'deleted'",
-                (now, seq, space_id),
-            ).rowcount
             conn.execute("DELETE FROM spaces WHERE id = ?", (space_id,))
-        return int(n)
 
     def set_member(self, space_id: str, user_id: str, role: Role, *, new: bool) -> Space:
         now = to_us(utcnow())

@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     rerank_model: str = ""
     rerank_base_url: str = ""
 
+    # LLM (smart ingest): empty base URL and model means no LLM
+    llm_base_url: str = ""  # any OpenAI-compatible endpoint, e.g. http://localhost:11434/v1
+    llm_api_key: str = ""
+    llm_model: str = ""
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_json_mode: bool = True  # send response_format; off for servers that mishandle it
+
     # the vector index switches from exact NumPy to HNSW past this many rows in a space
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
 

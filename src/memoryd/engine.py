@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,8 @@ import numpy.typing as npt
 from memoryd.config import Settings
 from memoryd.embed import Embedder, content_hash, create_embedder
 from memoryd.errors import StorageError
+from memoryd.ingest.noise import NoiseFilter
+from memoryd.ingest.worker import TaskWorker
 from memoryd.retrieve import Retriever
 from memoryd.retrieve.cross_encoder import create_cross_encoder
 from memoryd.store import DB_FILENAME, SQLiteStore
@@ -36,6 +39,9 @@ class Engine:
         self._embedder_lock = threading.Lock()
         self._retriever: Retriever | None = None
         self.background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-bg")
+        self.worker: TaskWorker | None = None
+        self._worker_lock = threading.Lock()
+        self._noise_prototypes: npt.NDArray[np.float32] | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -78,6 +84,20 @@ class Engine:
             self.store.cache_vectors(embedder.name, new)
         return np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
 
+    def start_worker(self, run: Callable[[dict[str, Any]], dict[str, Any]]) -> TaskWorker:
+        """The process's task worker, started once (it resumes orphaned tasks first)."""
+        with self._worker_lock:
+            if self.worker is None:
+                self.worker = TaskWorker(self.store, run)
+                self.worker.start()
+            return self.worker
+
+    def noise_filter(self, learned: npt.NDArray[np.float32] | None = None) -> NoiseFilter:
+        """A noise filter; the prototypes are embedded once per process."""
+        if self._noise_prototypes is None:
+            self._noise_prototypes = NoiseFilter.build(self.embed).prototypes
+        return NoiseFilter.with_learned(self._noise_prototypes, learned)
+
     def touch(self, ids: list[str], at_us: int) -> None:
         """Count a recall in the background: a search never waits for it."""
         self.background.submit(self._touch, ids, at_us)
@@ -89,5 +109,7 @@ class Engine:
             log.warning("could not record recall of %d memories: %s", len(ids), exc)
 
     def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
         self.background.shutdown(wait=True)
         self.store.close()

@@ -8,6 +8,7 @@ is never a door's job.
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -35,6 +36,8 @@ from memoryd.ingest.direct import (
     parse_changes,
     parse_enum,
 )
+from memoryd.ingest.noise import MAX_LEARNED_NOISE
+from memoryd.ingest.worker import TaskWorker
 from memoryd.models import (
     Category,
     IngestResult,
@@ -59,6 +62,7 @@ log = logging.getLogger(__name__)
 LOCAL_TENANT = "local"
 MAX_LIMIT = 1000
 MAX_OFFSET = 10**12
+TASK_POLL_S = 0.05
 Progress = Callable[[int, int], None]
 
 
@@ -369,21 +373,67 @@ class MemoryService:
                     conn=conn,
                 )
             task_id = str(uuid.uuid4())
+            smart = mode == "smart" and bool(turns)
             self.store.record_task(
                 conn,
                 task_id,
                 self.tenant_id,
                 self.space_id,
                 "ingest",
-                "completed",
+                "queued" if smart else "completed",
                 ingest_task_result(mode, session_id, len(turns), len(keep)),
+                payload={
+                    "messages": [{"role": t.role, "content": t.content} for t in turns],
+                    "session_id": session_id,
+                    "agent_id": agent_id,
+                    "tags": tag_list,
+                    "source": source,
+                }
+                if smart
+                else None,
             )
+        if smart:
+            self.start_worker().notify()
         return IngestResult(
             task_id=task_id,
             session_id=session_id,
             stored_count=len(keep),
             memory_ids=[memories[i].id for i in keep],
         )
+
+    def start_worker(self) -> TaskWorker:
+        """The background worker that runs smart-ingest tasks (resuming unfinished ones)."""
+        return self.engine.start_worker(self._run_task)
+
+    def _run_task(self, task: dict[str, Any]) -> dict[str, Any]:
+        from memoryd.ingest.smart import SmartIngest  # the slow path builds on this service
+
+        view = self.for_tenant(task["tenant_id"])
+        learned = self.store.learned_noise(task["space_id"], MAX_LEARNED_NOISE)
+        return SmartIngest(view, self.engine.noise_filter(learned)).run(task["payload"])
+
+    def mark_noise(self, memory_id: str) -> None:
+        """Teach the noise filter: this memory was chatter. It is deleted and its vector kept."""
+        memory = self.store.get(self.tenant_id, [self.space_id], check_id(memory_id))
+        if memory is None:
+            raise NotFoundError(f"memory {memory_id}")
+        vector = self.store.get_vector(memory.id)
+        if vector is not None:
+            self.store.add_learned_noise(
+                self.tenant_id, self.space_id, memory.id, memory.content, vector
+            )
+        self.delete(memory.id)
+
+    def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
+        """The task once it completed or failed; a ValidationError if it takes longer."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            task = self.task(task_id)
+            if task["status"] in ("completed", "failed"):
+                return task
+            if time.monotonic() > deadline:
+                raise ValidationError(f"task {task_id} is still {task['status']}")
+            time.sleep(TASK_POLL_S)
 
     def task(self, task_id: str) -> dict[str, Any]:
         """The status of a background task (a conversation ingest) of this tenant."""

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +22,7 @@ from memoryd.server import ServeOptions, create_app
 from memoryd.service import MemoryService
 
 START_TIMEOUT_S = 30
+PROCESS_START_TIMEOUT_S = 90
 
 
 @dataclass
@@ -61,3 +67,50 @@ class TenantClient:
     id: str
     key: str
     http: httpx.Client
+
+
+def memoryd_command(home: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "memoryd.cli", "--home", str(home), *args]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_healthy(url: str, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + PROCESS_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("memoryd serve did not answer /health")
+
+
+def spawn_server(home: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    """``memoryd serve`` as a real process on a free loopback port, once it answers."""
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        memoryd_command(home, "serve", "--port", str(port), *args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    wait_healthy(url, process)
+    return process, url
+
+
+def stop_process(process: subprocess.Popen[str]) -> str:
+    """Ctrl-C, as a person stops it; returns everything it printed."""
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    return output

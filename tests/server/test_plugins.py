@@ -156,7 +156,7 @@ def test_claude_code_stop_and_precompact_capture(
     stop = cc.call("POST", "/v1/memories", stop_body, expect=202)
     assert isinstance(stop["task_id"], str) and stop["stored_count"] == 10
     task = cc.call("GET", f"/v1/tasks/{stop['task_id']}")
-    assert task["id"] == stop["task_id"] and task["status"] == "completed"
+    assert task["id"] == stop["task_id"] and task["status"] in ("queued", "running", "completed")
     assert task["stored_count"] == 10
 
     pre = {**stop_body, "messages": clip[-15:], "tags": ["pre-compact", "claude-code"]}

@@ -2,64 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
+from server_harness import memoryd_command as _memoryd
+from server_harness import spawn_server as _start
+from server_harness import stop_process as _stop
 
-START_TIMEOUT_S = 90
 KEY = re.compile(r"mk_[A-Za-z0-9_-]{20,}")
-
-
-def _memoryd(home: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "memoryd.cli", "--home", str(home), *args]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.stdout.read() if process.stdout else ""
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError("memoryd serve did not answer /health")
-
-
-def _start(home: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
-    port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        _memoryd(home, "serve", "--port", str(port), *args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    _wait_healthy(url, process)
-    return process, url
-
-
-def _stop(process: subprocess.Popen[str]) -> str:
-    process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
-    return output
 
 
 def test_first_start_prints_a_key_that_works_and_shares_the_cli_store(tmp_path: Path) -> None:

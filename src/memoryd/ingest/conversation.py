@@ -171,22 +171,10 @@ def turn_memory(
 
 
 def ingest_task_result(mode: str, session_id: str, received: int, stored: int) -> dict[str, Any]:
-    """What a conversation-ingest task reports.
-
-    Smart extraction is not built yet: a ``smart`` request is stored raw
-    (every turn searchable at once) and the task says so, rather than
-    pretending facts were distilled.
-    """
-    result: dict[str, Any] = {
-        "mode": "raw",
-        "requested_mode": mode,
+    """What a conversation-ingest task reports before its slow path runs."""
+    return {
+        "mode": mode,
         "session_id": session_id,
         "messages_received": received,
         "stored_count": stored,
     }
-    if mode == "smart":
-        result["detail"] = (
-            "smart extraction is not available yet; the messages were stored raw and are "
-            "searchable as conversation turns"
-        )
-    return result

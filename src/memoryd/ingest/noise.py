@@ -104,9 +104,17 @@ class NoiseFilter:
         embed: Callable[[Sequence[str]], npt.NDArray[np.float32]],
         learned: npt.NDArray[np.float32] | None = None,
     ) -> NoiseFilter:
-        protos = _unit_rows(embed(list(PROTOTYPES)))
-        recent = np.zeros((0, protos.shape[1]), dtype=np.float32) if learned is None else learned
-        return cls(prototypes=protos, learned=_unit_rows(recent[-MAX_LEARNED_NOISE:]))
+        """Embed the prototypes (once per process is enough: see ``with_learned``)."""
+        return cls.with_learned(_unit_rows(embed(list(PROTOTYPES))), learned)
+
+    @classmethod
+    def with_learned(
+        cls, prototypes: npt.NDArray[np.float32], learned: npt.NDArray[np.float32] | None
+    ) -> NoiseFilter:
+        """Embedded prototypes and a space's learned noise, the newest ``MAX_LEARNED_NOISE``."""
+        dim = prototypes.shape[1]
+        recent = np.zeros((0, dim), dtype=np.float32) if learned is None else learned
+        return cls(prototypes=prototypes, learned=_unit_rows(recent[-MAX_LEARNED_NOISE:]))
 
     def check(self, text: str, vector: npt.NDArray[np.float32] | None) -> str | None:
         """Why ``text`` is noise ("regex:thanks", "prototype", "learned"), or None."""

@@ -64,6 +64,7 @@ def create_app(
     root = service or MemoryService(settings=settings or load_settings())
     settings = root.settings
     _ = root.embedder  # load the model and check it against the store before serving
+    root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
     tenant_admin = Tenants(root.engine)
     open_tenants = options.open_tenants
     if open_tenants is None:

@@ -1,14 +1,30 @@
-"""Background tasks (conversation ingest), persisted so their status survives restarts."""
+"""Background tasks (smart ingest), persisted so they survive a crash and resume.
+
+A task is ``queued`` when its messages are stored, ``running`` once a worker
+claims it, then ``completed`` or ``failed``. Claiming is one write
+transaction that skips any space with a task already running, so the
+reconciliation of one space is serialised even across server processes. A
+task left ``running`` by a worker that died is queued again on the next
+start (``requeue_orphans``); after ``MAX_ATTEMPTS`` tries it is failed
+rather than retried forever.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from memoryd.models import utcnow
 from memoryd.store.database import Database
-from memoryd.store.rows import from_us, to_us
+from memoryd.store.rows import blob_to_vector, from_us, to_us, vector_to_blob
+
+MAX_ATTEMPTS = 3
+DONE = ("completed", "failed")
 
 
 class TaskStore(Database):
@@ -21,19 +37,31 @@ class TaskStore(Database):
         kind: str,
         status: str,
         result: dict[str, Any],
+        payload: dict[str, Any] | None = None,
     ) -> None:
         now = to_us(utcnow())
-        done = now if status in ("completed", "failed") else None
+        done = now if status in DONE else None
         conn.execute(
-            "INSERT INTO tasks(id, tenant_id, space_id, kind, status, result, created_at, "
-            "updated_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (task_id, tenant_id, space_id, kind, status, json.dumps(result), now, now, done),
+            "INSERT INTO tasks(id, tenant_id, space_id, kind, status, payload, result, "
+            "created_at, updated_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                task_id,
+                tenant_id,
+                space_id,
+                kind,
+                status,
+                json.dumps(payload or {}, ensure_ascii=False),
+                json.dumps(result, ensure_ascii=False),
+                now,
+                now,
+                done,
+            ),
         )
 
     def get_task(self, tenant_id: str, task_id: str) -> dict[str, Any] | None:
         row = self.conn.execute(
-            "SELECT id, kind, status, result, errors, created_at, updated_at, completed_at "
-            "FROM tasks WHERE id = ? AND tenant_id = ?",
+            "SELECT id, kind, status, result, errors, created_at, updated_at, completed_at, "
+            "attempts FROM tasks WHERE id = ? AND tenant_id = ?",
             (task_id, tenant_id),
         ).fetchone()
         if row is None:
@@ -44,7 +72,105 @@ class TaskStore(Database):
             "status": row[2],
             **json.loads(row[3]),
             "errors": json.loads(row[4]),
+            "attempts": row[8],
             "created_at": from_us(row[5]),
             "updated_at": from_us(row[6]),
             "completed_at": from_us(row[7]),
         }
+
+    def claim_task(self, worker: str, kind: str) -> dict[str, Any] | None:
+        """The oldest queued task of a space with nothing running, now running for ``worker``."""
+        with self.write() as conn:
+            row = conn.execute(
+                "SELECT id, tenant_id, space_id, payload, result, attempts FROM tasks t "
+                "WHERE status = 'queued' AND kind = ? AND NOT EXISTS (SELECT 1 FROM tasks r "
+                "WHERE r.status = 'running' AND r.space_id = t.space_id) "
+                "ORDER BY created_at, id LIMIT 1",
+                (kind,),
+            ).fetchone()
+            if row is None:
+                return None
+            conn.execute(
+                "UPDATE tasks SET status = 'running', claimed_by = ?, attempts = attempts + 1, "
+                "updated_at = ? WHERE id = ?",
+                (worker, to_us(utcnow()), row[0]),
+            )
+        return {
+            "id": row[0],
+            "tenant_id": row[1],
+            "space_id": row[2],
+            "payload": json.loads(row[3]),
+            "result": json.loads(row[4]),
+            "attempts": row[5] + 1,
+        }
+
+    def finish_task(
+        self, task_id: str, status: str, result: dict[str, Any], errors: list[str]
+    ) -> None:
+        now = to_us(utcnow())
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE tasks SET status = ?, result = ?, errors = ?, updated_at = ?, "
+                "completed_at = ?, claimed_by = NULL WHERE id = ?",
+                (
+                    status,
+                    json.dumps(result, ensure_ascii=False),
+                    json.dumps(errors, ensure_ascii=False),
+                    now,
+                    now if status in DONE else None,
+                    task_id,
+                ),
+            )
+
+    def requeue_orphans(self, alive: Callable[[str], bool]) -> int:
+        """Queue again the running tasks whose worker is gone; fail those tried too often."""
+        with self.write() as conn:
+            rows = conn.execute(
+                "SELECT id, claimed_by, attempts FROM tasks WHERE status = 'running'"
+            ).fetchall()
+            orphans = [(i, a) for i, worker, a in rows if not worker or not alive(worker)]
+            now = to_us(utcnow())
+            for task_id, attempts in orphans:
+                if attempts >= MAX_ATTEMPTS:
+                    conn.execute(
+                        "UPDATE tasks SET status = 'failed', errors = ?, updated_at = ?, "
+                        "completed_at = ?, claimed_by = NULL WHERE id = ?",
+                        (
+                            json.dumps([f"gave up after {attempts} attempts"]),
+                            now,
+                            now,
+                            task_id,
+                        ),
+                    )
+                else:
+                    conn.execute(
+                        "UPDATE tasks SET status = 'queued', claimed_by = NULL, updated_at = ? "
+                        "WHERE id = ?",
+                        (now, task_id),
+                    )
+        return len(orphans)
+
+    # ------------------------------------------------------------------ learned noise
+    def add_learned_noise(
+        self,
+        tenant_id: str,
+        space_id: str,
+        memory_id: str,
+        content: str,
+        vector: npt.NDArray[np.float32],
+    ) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO learned_noise(tenant_id, space_id, memory_id, content, "
+                "vector, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (tenant_id, space_id, memory_id, content, vector_to_blob(vector), to_us(utcnow())),
+            )
+
+    def learned_noise(self, space_id: str, limit: int) -> npt.NDArray[np.float32] | None:
+        """The newest ``limit`` noise vectors of a space, oldest first; None when there are none."""
+        rows = self.conn.execute(
+            "SELECT vector FROM learned_noise WHERE space_id = ? ORDER BY id DESC LIMIT ?",
+            (space_id, limit),
+        ).fetchall()
+        vectors = [v for v in (blob_to_vector(r[0]) for r in reversed(rows)) if v is not None]
+        return np.stack(vectors) if vectors else None

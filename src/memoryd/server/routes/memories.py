@@ -205,6 +205,13 @@ def delete_memory(svc: Caller, memory_id: str) -> CompactJSON:
     return ok({"status": "deleted"})
 
 
+@router.post("/v1/memories/{memory_id}/noise")
+def mark_noise(svc: Caller, memory_id: str) -> CompactJSON:
+    """Teach the noise filter: this memory is chatter (it is deleted; its vector is kept)."""
+    svc.mark_noise(memory_id)
+    return ok({"status": "marked_noise"})
+
+
 @router.get("/v1/tasks/{task_id}")
 def task_status(svc: Caller, task_id: str) -> CompactJSON:
     """The status of a conversation-ingest task (its id came from ``POST /v1/memories``)."""

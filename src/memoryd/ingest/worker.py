@@ -1,0 +1,95 @@
+"""One background thread per process that runs queued smart-ingest tasks.
+
+Tasks live in the database, not in memory: a worker claims one at a time
+(never two of one space, across processes), runs it and records the result.
+On start it first queues again what a dead worker left running, so killing
+a server in the middle of a task loses nothing: the next start finishes it.
+A task that fails is recorded as failed with its error; the raw messages it
+came from are stored already and stay searchable.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from memoryd.errors import MemorydError
+from memoryd.store.tasks import TaskStore
+
+log = logging.getLogger(__name__)
+
+# how long an idle worker sleeps before it looks for tasks queued by other processes
+POLL_S = 1.0
+INGEST = "ingest"
+
+
+def worker_alive(worker: str, own: str) -> bool:
+    """Whether the worker named ``host:pid`` still runs (another host's is assumed to)."""
+    host, _, pid = worker.rpartition(":")
+    if worker == own:
+        return False  # this worker is starting: whatever it had claimed before is orphaned
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class TaskWorker:
+    def __init__(self, store: TaskStore, run: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        self.store = store
+        self.run = run
+        self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        requeued = self.store.requeue_orphans(lambda w: worker_alive(w, self.worker_id))
+        if requeued:
+            log.info("queued again %d task(s) left running by a stopped worker", requeued)
+        self._thread = threading.Thread(target=self._loop, name="memoryd-tasks", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Finish the task in hand, then stop; queued tasks wait for the next start."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                task = self.store.claim_task(self.worker_id, INGEST)
+            except MemorydError as exc:
+                log.error("cannot claim a task: %s", exc.message)
+                task = None
+            if task is None:
+                self._wake.wait(POLL_S)
+                self._wake.clear()
+                continue
+            self._run(task)
+
+    def _run(self, task: dict[str, Any]) -> None:
+        try:
+            result = {**task["result"], **self.run(task)}
+        except Exception as exc:  # recorded on the task and logged: the raw data is safe
+            log.exception("task %s failed", task["id"])
+            message = (
+                exc.message if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+            )
+            self.store.finish_task(task["id"], "failed", task["result"], [message])
+            return
+        self.store.finish_task(task["id"], "completed", result, [])

@@ -1,0 +1,124 @@
+"""Smart ingest offline (no LLM): a conversation becomes memories that stay current.
+
+A user states preferences, changes one, repeats another and chats idly;
+through the real server, the slow path must end with the new preference
+found first, the old one superseded but reachable with ``as_of``, the
+repeat not duplicated, and no greeting or thanks stored as a memory.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from server_harness import TenantClient
+
+TASK_TIMEOUT_S = 60
+
+ENGLISH = {
+    "first": [
+        ("user", "Hi there!"),
+        ("assistant", "Hello! How can I help you today?"),
+        ("user", "I love coffee."),
+        ("assistant", "Good to know."),
+        ("user", "I live in Berlin."),
+        ("user", "Thanks!"),
+    ],
+    "second": [
+        ("user", "Hello again"),
+        ("user", "Actually I prefer tea now."),
+        ("user", "I live in Berlin."),
+        ("user", "Thank you so much!"),
+    ],
+    "question": "What does the user like to drink?",
+    "new": "tea",
+    "old": "coffee",
+    "repeat": "Berlin",
+    "chatter": ("Hi there!", "Thanks!", "Hello again", "Thank you so much!"),
+}
+CHINESE = {
+    "first": [
+        ("user", "你好！"),
+        ("assistant", "你好，有什么可以帮你？"),
+        ("user", "我喜欢喝咖啡。"),
+        ("user", "我住在上海。"),
+        ("user", "谢谢！"),
+    ],
+    "second": [
+        ("user", "你好"),
+        ("user", "我现在更喜欢喝茶。"),
+        ("user", "我住在上海。"),
+        ("user", "谢谢你的帮助"),
+    ],
+    "question": "我喜欢喝什么？",
+    "new": "茶",
+    "old": "咖啡",
+    "repeat": "上海",
+    "chatter": ("你好！", "谢谢！", "你好", "谢谢你的帮助"),
+}
+
+
+def _ingest(t: TenantClient, messages: list[tuple[str, str]], session: str) -> dict[str, Any]:
+    body = {"messages": [{"role": r, "content": c} for r, c in messages], "session_id": session}
+    accepted = t.http.post("/v1/memories", json=body)
+    assert accepted.status_code == 202, accepted.text
+    task_id = accepted.json()["task_id"]
+    deadline = time.monotonic() + TASK_TIMEOUT_S
+    while True:
+        task: dict[str, Any] = t.http.get(f"/v1/tasks/{task_id}").json()
+        if task["status"] in ("completed", "failed"):
+            assert task["status"] == "completed", task
+            return task
+        assert time.monotonic() < deadline, task
+        time.sleep(0.05)
+
+
+def _insights(t: TenantClient, **params: Any) -> list[dict[str, Any]]:
+    listed = t.http.get("/v1/memories", params={"memory_type": "insight", "limit": 100, **params})
+    memories: list[dict[str, Any]] = listed.json()["memories"]
+    return memories
+
+
+@pytest.mark.parametrize("script", [ENGLISH, CHINESE], ids=["english", "chinese"])
+def test_a_conversation_becomes_current_memories(alice: TenantClient, script: Any) -> None:
+    first = _ingest(alice, script["first"], "s1")
+    assert first["decisions"].get("create", 0) >= 2, first
+    before_change = datetime.now(UTC)
+    time.sleep(0.01)
+    second = _ingest(alice, script["second"], "s2")
+    assert second["decisions"].get("supersede") == 1, second
+    assert second["decisions"].get("support") == 1, second
+
+    live = _insights(alice)
+    contents = [m["content"] for m in live]
+    # the repeat is one memory, not two; the chatter is no memory at all
+    assert sum(script["repeat"] in c for c in contents) == 1, contents
+    assert not any(c in script["chatter"] for c in contents), contents
+
+    # the new preference answers the question first
+    found = alice.http.get("/v1/memories/search", params={"q": script["question"]}).json()
+    prefs = [r["memory"] for r in found["results"] if r["memory"]["memory_type"] == "insight"]
+    assert prefs and script["new"] in prefs[0]["content"], prefs
+    assert not any(script["old"] in m["content"] for m in prefs), prefs
+
+    # the old one is kept, superseded, and what was true before the change
+    everything = _insights(alice, state="active")
+    old = next(m for m in everything if script["old"] in m["content"])
+    new = next(m for m in everything if script["new"] in m["content"])
+    assert old["superseded_by"] == new["id"] and old["invalidated_at"] is not None
+    assert new["relations"] == [
+        {"relation_type": "supersedes", "target_id": old["id"], "context_label": None}
+    ]
+    then = before_change.isoformat()
+    past = alice.http.get(
+        "/v1/memories/search",
+        params={"q": script["question"], "as_of": then, "memory_type": "insight"},
+    ).json()
+    assert past["results"] and script["old"] in past["results"][0]["memory"]["content"]
+    # the repeat made its memory more trusted
+    repeat = next(m for m in live if script["repeat"] in m["content"])
+    assert repeat["confidence"] > 0.7

@@ -1,0 +1,71 @@
+"""A server killed in the middle of smart ingest finishes the work on its next start."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import time
+from pathlib import Path
+
+import httpx
+from server_harness import spawn_server, stop_process
+
+from memoryd.store import DB_FILENAME
+
+CONVERSATIONS = 24
+TIMEOUT_S = 120
+
+
+def _statuses(home: Path) -> dict[str, str]:
+    with sqlite3.connect(home / DB_FILENAME, timeout=30) as conn:
+        return dict(conn.execute("SELECT id, status FROM tasks WHERE kind = 'ingest'"))
+
+
+def _conversation(i: int) -> list[dict[str, str]]:
+    return [
+        {"role": "user", "content": f"I live in city number {i}."},
+        {"role": "user", "content": f"I love board game number {i}."},
+        {"role": "user", "content": f"I usually run {i} kilometres every morning."},
+        {"role": "user", "content": f"My name is Person {i}."},
+    ]
+
+
+def test_killed_mid_task_resumes_and_loses_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    process, url = spawn_server(home, "--no-auth")
+    accepted: list[str] = []
+    try:
+        with httpx.Client(base_url=url, timeout=30) as http:
+            for i in range(CONVERSATIONS):
+                body = {"messages": _conversation(i), "session_id": f"s{i}"}
+                response = http.post("/v1/memories", json=body)
+                assert response.status_code == 202
+                accepted.append(response.json()["task_id"])
+        deadline = time.monotonic() + TIMEOUT_S
+        while "running" not in _statuses(home).values():
+            assert time.monotonic() < deadline, "no task ever ran"
+            time.sleep(0.01)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    interrupted = _statuses(home)
+    assert set(interrupted) == set(accepted)
+    assert "running" in interrupted.values(), interrupted
+    assert list(interrupted.values()).count("completed") < CONVERSATIONS
+
+    process, url = spawn_server(home, "--no-auth")
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while set(_statuses(home).values()) != {"completed"}:
+            assert time.monotonic() < deadline, _statuses(home)
+            time.sleep(0.1)
+        with httpx.Client(base_url=url, timeout=30) as http:
+            turns = http.get("/v1/memories", params={"memory_type": "session", "limit": 1000})
+            assert turns.json()["total_count"] == 4 * CONVERSATIONS  # every acknowledged message
+            resumed = [http.get(f"/v1/tasks/{t}").json() for t in accepted]
+            assert all(t["facts_extracted"] >= 3 for t in resumed), resumed
+            assert max(t["attempts"] for t in resumed) == 2  # the interrupted one ran twice
+            names = http.get("/v1/memories/search", params={"q": "My name is Person 7"}).json()
+            assert any("Person 7" in r["memory"]["content"] for r in names["results"])
+    finally:
+        stop_process(process)

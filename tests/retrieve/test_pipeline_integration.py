@@ -22,6 +22,7 @@ from memoryd.retrieve import Retriever, SearchRequest, SpaceRef
 from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore
 from memoryd.store.rows import to_us
+from memoryd.store.sqlite import RECALL_TRUST_STEP
 
 NOTES = [
     "The zebra at the city zoo is named Stripes",
@@ -301,6 +302,10 @@ def test_search_counts_recalls_in_the_background(home: Path, embedder: LocalEmbe
         touched = svc.get(hits[0])
         assert touched.access_count == 1
         assert touched.last_accessed_at is not None
+        # a recalled memory is trusted a little more; the others are as they were
+        assert touched.confidence == pytest.approx(0.5 + RECALL_TRUST_STEP)
+        untouched = [m for m in ids if m not in hits]
+        assert all(svc.get(m).confidence == 0.5 for m in untouched)
     assert _raw_access(home, ids) == access  # touch=False changed nothing
 
 

@@ -39,6 +39,8 @@ from memoryd.store.vector_index import IndexRow, VectorIndex
 DB_FILENAME = "memoryd.db"
 # the keyword leg ranks this many times k in the index before filtering
 BM25_PROBE_FACTOR = 4
+# what one recall adds to a memory's confidence (seed 001's holographic trust)
+RECALL_TRUST_STEP = 0.02
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
@@ -200,15 +202,18 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
         return len(rows)
 
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
-        """Count a recall. Not a content change: no seq bump, no history row."""
+        """Count a recall, and trust a recalled memory a little more (seed 001: +0.02, at most 1).
+
+        Not a content change: no seq bump, no history row.
+        """
         if not memory_ids:
             return
         marks = ", ".join("?" for _ in memory_ids)
         with self.write() as conn:
             conn.execute(
-                f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
-                f"WHERE id IN ({marks})",
-                (at_us, *memory_ids),
+                f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?, "
+                f"confidence = MIN(1.0, confidence + ?) WHERE id IN ({marks})",
+                (at_us, RECALL_TRUST_STEP, *memory_ids),
             )
 
     # ------------------------------------------------------------------ memories: reads

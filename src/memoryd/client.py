@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import io
 import os
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ from memoryd.portability import Progress
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT_S = 30.0
+TASK_POLL_S = 0.1
 ERRORS: dict[str, type[errors.MemorydError]] = {
     "validation_error": errors.ValidationError,
     "not_found": errors.NotFoundError,
@@ -160,6 +162,25 @@ class RemoteMemory:
                 message["created_at"] = at
         body = _jsonable({"messages": wire, "mode": mode, **options})
         return IngestResult.model_validate(self._call("POST", "/v1/memories", json=body))
+
+    def mark_noise(self, memory_id: str) -> None:
+        """Delete a memory that is chatter and teach the noise filter to drop its like."""
+        self._call("POST", f"/v1/memories/{memory_id}/noise")
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        """The status of an ingest task (smart ones run in the background)."""
+        result: dict[str, Any] = self._call("GET", f"/v1/tasks/{task_id}")
+        return result
+
+    def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            task = self.task(task_id)
+            if task["status"] in ("completed", "failed"):
+                return task
+            if time.monotonic() > deadline:
+                raise errors.ValidationError(f"task {task_id} is still {task['status']}")
+            time.sleep(TASK_POLL_S)
 
     # reads
     def get(self, memory_id: str) -> MemoryRecord:

@@ -54,6 +54,17 @@ class Memory:
     def ingest(self, messages: Sequence[Message | dict[str, Any]], **options: Any) -> IngestResult:
         return self.service.ingest(messages, **options)
 
+    def mark_noise(self, memory_id: str) -> None:
+        """Delete a memory that is chatter and teach the noise filter to drop its like."""
+        self.service.mark_noise(memory_id)
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        """The status of an ingest task (smart ones run in the background)."""
+        return self.service.task(task_id)
+
+    def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
+        return self.service.wait_for_task(task_id, timeout_s)
+
     # reads
     def get(self, memory_id: str) -> MemoryRecord:
         return self.service.get(memory_id)

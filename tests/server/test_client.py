@@ -34,6 +34,16 @@ def _script(mem: Memory | RemoteMemory, tmp: Path) -> dict[str, Any]:
         "top": mem.search("where does the user live", limit=5)[0].memory.content,
         "trace": [s.name for s in (mem.explain("bicycle").trace or _no_trace()).stages],
     }
+    smart = mem.ingest(
+        [{"role": "user", "content": "I prefer green tea. Hi! I usually swim on Sundays."}],
+        session_id="chat-43",
+        mode="smart",
+    )
+    done = mem.wait_for_task(smart.task_id)
+    out["smart"] = (done["status"], done["facts_extracted"], done["decisions"])
+    swim = next(m for m in mem.list(memory_type="insight") if "swim" in m.content)
+    mem.mark_noise(swim.id)
+    out["after_noise"] = sorted(m.content for m in mem.list(memory_type="insight"))
     updated = mem.update(berlin.id, content="I moved to Lisbon in 2025")
     out["updated"] = (updated.content, updated.version)
     out["get"] = mem.get(berlin.id).content

@@ -69,11 +69,23 @@ def longmemeval(
     out: Annotated[Path, typer.Option()] = REPORTS / "longmemeval.json",
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
     recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
+    ingest: Annotated[
+        str, typer.Option(help="raw (turns only) or smart (turns and distilled memories).")
+    ] = "raw",
 ) -> None:
     """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
     from bench import longmemeval as lme
 
-    report = lme.run(path, limit, bench_embedder(), config=_recipe(recipe), baselines=baselines)
+    if ingest not in ("raw", "smart"):
+        raise typer.BadParameter("--ingest must be raw or smart")
+    report = lme.run(
+        path,
+        limit,
+        bench_embedder(),
+        config=_recipe(recipe),
+        baselines=baselines,
+        ingest_mode=ingest,
+    )
     _finish(report, out, ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"])
 
 

@@ -410,7 +410,10 @@ class MemoryService:
 
         view = self.for_tenant(task["tenant_id"])
         learned = self.store.learned_noise(task["space_id"], MAX_LEARNED_NOISE)
-        return SmartIngest(view, self.engine.noise_filter(learned)).run(task["payload"])
+        from memoryd.llm import create_llm  # None without an LLM configured: rules only
+
+        llm = create_llm(self.settings)
+        return SmartIngest(view, self.engine.noise_filter(learned), llm).run(task["payload"])
 
     def mark_noise(self, memory_id: str) -> None:
         """Teach the noise filter: this memory was chatter. It is deleted and its vector kept."""

@@ -55,6 +55,7 @@ def test_a_clean_answer_is_validated_in_one_call(scripted_llm: ScriptedLLM) -> N
         "prompt_tokens": 11,
         "completion_tokens": 7,
         "failures": 0,
+        "truncated": 0,
     }
 
 
@@ -80,8 +81,10 @@ def test_local_model_answers_are_mended_without_a_retry(
 def test_a_truncated_answer_keeps_its_complete_facts(scripted_llm: ScriptedLLM) -> None:
     cut = '{"facts": [{"text": "likes tea"}, {"text": "lives in Oslo"}, {"text": "works as a nur'
     scripted_llm.script(Reply(content=cut, finish_reason="length"))
-    facts = client(scripted_llm).complete_json(PROMPT, Facts)
+    usage = Usage()
+    facts = client(scripted_llm).complete_json(PROMPT, Facts, usage=usage)
     assert texts(facts) == ["likes tea", "lives in Oslo"]
+    assert usage.truncated == 1  # the caller can tell a cut answer from a complete one
 
 
 def test_wrong_types_are_retried_with_the_error_quoted(scripted_llm: ScriptedLLM) -> None:
@@ -105,6 +108,7 @@ def test_wrong_types_are_retried_with_the_error_quoted(scripted_llm: ScriptedLLM
         "prompt_tokens": 22,
         "completion_tokens": 14,
         "failures": 1,
+        "truncated": 0,
     }
 
 
@@ -239,16 +243,24 @@ def test_usage_accumulates_over_calls_and_tasks(scripted_llm: ScriptedLLM) -> No
         "prompt_tokens": 350,
         "completion_tokens": 83,
         "failures": 1,
+        "truncated": 0,
     }
     assert batch.total_tokens == 433
     llm.complete_json(PROMPT, Facts, usage=job)
-    assert job.as_dict() == {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "failures": 0}
+    assert job.as_dict() == {
+        "calls": 1,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "failures": 0,
+        "truncated": 0,
+    }
     job.add(batch)
     assert job.as_dict() == {
         "calls": 4,
         "prompt_tokens": 350,
         "completion_tokens": 83,
         "failures": 1,
+        "truncated": 0,
     }
 
 

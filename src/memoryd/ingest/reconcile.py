@@ -121,12 +121,26 @@ def slot_decision(fact: Fact, memory: Memory) -> Decision | None:
     return None
 
 
-def rule_decision(fact: Fact, candidates: list[Candidate]) -> tuple[Decision, Memory | None]:
-    """The decision without an LLM, and the memory it concerns."""
+def slot_guard(fact: Fact, candidates: list[Candidate]) -> tuple[Decision, Memory] | None:
+    """The slot's decision when a candidate fills the fact's slot, else None.
+
+    With an LLM this is the preference slot guard of seed 000 §1.4: a fact the
+    rules can place by its slot ("prefer tea now" against "prefer coffee") is
+    decided here, without asking the model, so the model is only asked what
+    rules cannot tell.
+    """
     for c in candidates:
         decision = slot_decision(fact, c.memory)
         if decision is not None:
             return decision, c.memory
+    return None
+
+
+def rule_decision(fact: Fact, candidates: list[Candidate]) -> tuple[Decision, Memory | None]:
+    """The decision without an LLM, and the memory it concerns."""
+    guarded = slot_guard(fact, candidates)
+    if guarded is not None:
+        return guarded
     best = max(candidates, key=lambda c: c.similarity, default=None)
     if best is not None and best.similarity >= DUPLICATE_SIMILARITY:
         return Decision.SKIP, best.memory

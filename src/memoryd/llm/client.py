@@ -59,6 +59,9 @@ class ChatResult:
     finish_reason: str | None = None  # "length" means the answer was cut off
 
 
+TRUNCATED = "length"  # the finish_reason of an answer cut off at the token limit
+
+
 @dataclass
 class Usage:
     """What the LLM cost one task, so the task can record it.
@@ -73,11 +76,14 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     failures: int = 0
+    truncated: int = 0  # answers the model stopped at its token limit
 
     def record(self, result: ChatResult) -> None:
         self.calls += 1
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
+        if result.finish_reason == TRUNCATED:
+            self.truncated += 1
 
     def add(self, other: Usage) -> None:
         """Fold another task's usage into this one (a job totalling its batches)."""
@@ -85,6 +91,7 @@ class Usage:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.failures += other.failures
+        self.truncated += other.truncated
 
     @property
     def total_tokens(self) -> int:
@@ -96,6 +103,7 @@ class Usage:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "failures": self.failures,
+            "truncated": self.truncated,
         }
 
 

@@ -1,0 +1,28 @@
+"""Prompt texts and the pydantic schemas their answers must match.
+
+Kept apart from the code that calls the LLM so a prompt can be read,
+reviewed and changed as text, and so each prompt sits next to the schema
+that validates what it asks for: the two change together.
+"""
+
+from memoryd.prompts.extraction import (
+    EXTRACTION_SYSTEM,
+    MAX_EXTRACTED_FACTS,
+    ExtractedFactAnswer,
+    ExtractionAnswer,
+)
+from memoryd.prompts.reconcile import (
+    RECONCILE_SYSTEM,
+    DecisionAnswer,
+    ReconcileAnswer,
+)
+
+__all__ = [
+    "EXTRACTION_SYSTEM",
+    "MAX_EXTRACTED_FACTS",
+    "RECONCILE_SYSTEM",
+    "DecisionAnswer",
+    "ExtractedFactAnswer",
+    "ExtractionAnswer",
+    "ReconcileAnswer",
+]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import pytest
 
@@ -122,3 +123,24 @@ def test_a_conversation_becomes_current_memories(alice: TenantClient, script: An
     # the repeat made its memory more trusted
     repeat = next(m for m in live if script["repeat"] in m["content"])
     assert repeat["confidence"] > 0.7
+
+
+def test_distilled_memories_follow_auto_share_rules(alice: TenantClient, bob: TenantClient) -> None:
+    team = alice.http.post(
+        "/v1/spaces",
+        json={
+            "name": "Crew",
+            "space_type": "team",
+            "members": [{"user_id": bob.id, "role": "reader"}],
+        },
+    ).json()
+    rules = f"/v1/spaces/{quote(team['id'], safe='')}/auto-share-rules"
+    rule = {"source_space": f"personal/{alice.id}", "categories": ["preferences"]}
+    assert alice.http.post(rules, json=rule).status_code == 201
+    _ingest(alice, [("user", "I love dark chocolate."), ("user", "I live in Oslo.")], "s3")
+    shared = bob.http.get(
+        "/v1/memories/search", params={"q": "chocolate", "space": team["id"]}
+    ).json()["results"]
+    assert [r["memory"]["content"] for r in shared] == ["I love dark chocolate."]
+    oslo = bob.http.get("/v1/memories/search", params={"q": "Oslo", "space": team["id"]})
+    assert all("Oslo" not in r["memory"]["content"] for r in oslo.json()["results"])

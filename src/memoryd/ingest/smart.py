@@ -61,6 +61,7 @@ from memoryd.ingest.select import select_messages
 from memoryd.llm import LLMClient, LLMError, Usage
 from memoryd.models import Memory, MemoryType, Relation, RelationType, utcnow
 from memoryd.service import MemoryService
+from memoryd.sharing import Sharing
 from memoryd.store import MemoryFilter
 
 SMART_SOURCE = "smart-ingest"
@@ -343,6 +344,7 @@ class SmartIngest:
             l2_content=fact.l2_content or None,
             relations=relations,
         )
+        Sharing(svc).apply_auto_share(created)  # rules watching this space, as for direct creates
         if target is None:
             return created
         if decision is Decision.SUPERSEDE:

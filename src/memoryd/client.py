@@ -15,7 +15,6 @@ from __future__ import annotations
 import builtins
 import io
 import os
-import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 import httpx
 
 from memoryd import errors
+from memoryd.ingest.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress
@@ -173,14 +173,7 @@ class RemoteMemory:
         return result
 
     def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            task = self.task(task_id)
-            if task["status"] in ("completed", "failed"):
-                return task
-            if time.monotonic() > deadline:
-                raise errors.ValidationError(f"task {task_id} is still {task['status']}")
-            time.sleep(TASK_POLL_S)
+        return wait_until_done(self.task, task_id, timeout_s, TASK_POLL_S)
 
     # reads
     def get(self, memory_id: str) -> MemoryRecord:

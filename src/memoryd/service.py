@@ -8,7 +8,6 @@ is never a door's job.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -37,7 +36,7 @@ from memoryd.ingest.direct import (
     parse_enum,
 )
 from memoryd.ingest.noise import MAX_LEARNED_NOISE
-from memoryd.ingest.worker import TaskWorker
+from memoryd.ingest.worker import TaskWorker, wait_until_done
 from memoryd.models import (
     Category,
     IngestResult,
@@ -429,14 +428,7 @@ class MemoryService:
 
     def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
         """The task once it completed or failed; a ValidationError if it takes longer."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            task = self.task(task_id)
-            if task["status"] in ("completed", "failed"):
-                return task
-            if time.monotonic() > deadline:
-                raise ValidationError(f"task {task_id} is still {task['status']}")
-            time.sleep(TASK_POLL_S)
+        return wait_until_done(self.task, task_id, timeout_s, TASK_POLL_S)
 
     def task(self, task_id: str) -> dict[str, Any]:
         """The status of a background task (a conversation ingest) of this tenant."""

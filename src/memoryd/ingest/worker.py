@@ -14,10 +14,11 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
-from memoryd.errors import MemorydError
+from memoryd.errors import MemorydError, ValidationError
 from memoryd.store.tasks import TaskStore
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,20 @@ log = logging.getLogger(__name__)
 # how long an idle worker sleeps before it looks for tasks queued by other processes
 POLL_S = 1.0
 INGEST = "ingest"
+
+
+def wait_until_done(
+    get_task: Callable[[str], dict[str, Any]], task_id: str, timeout_s: float, poll_s: float
+) -> dict[str, Any]:
+    """A task once it completed or failed, read by ``get_task`` (local or over HTTP)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        task = get_task(task_id)
+        if task["status"] in ("completed", "failed"):
+            return task
+        if time.monotonic() > deadline:
+            raise ValidationError(f"task {task_id} is still {task['status']}")
+        time.sleep(poll_s)
 
 
 def worker_alive(worker: str, own: str) -> bool:

@@ -12,7 +12,7 @@ import pytest
 
 from memoryd.models import Memory, MemoryType
 from memoryd.retrieve.candidate import Candidate
-from memoryd.retrieve.config import SEED_RECIPE, SearchConfig
+from memoryd.retrieve.config import DEFAULT_RECIPE, SEED_RECIPE, SearchConfig, type_boost
 from memoryd.retrieve.rrf_fusion import rrf_fuse
 
 REL = 1e-12
@@ -137,3 +137,10 @@ def test_zero_bm25_weight_ignores_keyword_leg() -> None:
     assert fuse_one(cand(vector_rank=2, bm25_rank=1), cfg) == pytest.approx(
         0.01129032258065, rel=REL
     )
+
+
+def test_distilled_memories_outrank_raw_turns_in_the_default_recipe() -> None:
+    assert type_boost(MemoryType.INSIGHT, DEFAULT_RECIPE) == 1.5
+    assert type_boost(MemoryType.PINNED, DEFAULT_RECIPE) == 1.5
+    assert type_boost(MemoryType.SESSION, DEFAULT_RECIPE) == 1.0
+    assert type_boost(MemoryType.INSIGHT, SEED_RECIPE) == 1.0  # the seed has no such memories

@@ -102,8 +102,9 @@ def test_a_conversation_becomes_current_memories(alice: TenantClient, script: An
 
     # the new preference answers the question first
     found = alice.http.get("/v1/memories/search", params={"q": script["question"]}).json()
+    top = found["results"][0]["memory"]
+    assert top["memory_type"] == "insight" and script["new"] in top["content"], found
     prefs = [r["memory"] for r in found["results"] if r["memory"]["memory_type"] == "insight"]
-    assert prefs and script["new"] in prefs[0]["content"], prefs
     assert not any(script["old"] in m["content"] for m in prefs), prefs
 
     # the old one is kept, superseded, and what was true before the change

@@ -296,7 +296,9 @@ CUT_BEFORE_FIRST_FACT = '{"facts": [{"l0_abstract": "The user lo'
 
 
 def raw_turns_found(t: TenantClient) -> bool:
-    found = t.http.get("/v1/memories/search", params={"q": "hiking mountains"}).json()
+    # the turn itself, not the memory distilled from it (which outranks it in a plain search)
+    params = {"q": "hiking mountains", "memory_type": "session"}
+    found = t.http.get("/v1/memories/search", params=params).json()
     return any(
         r["memory"]["memory_type"] == "session" and HIKING in r["memory"]["content"]
         for r in found["results"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from memoryd.models import SpaceType
+from memoryd.models import MemoryType, SpaceType
 
 # stage 1: each leg fetches limit × FETCH_MULTIPLIER candidates
 FETCH_MULTIPLIER = 3
@@ -32,6 +32,10 @@ RRF_K = 60.0
 VECTOR_WEIGHT = 0.7
 BM25_WEIGHT = 0.3
 PINNED_BOOST = 1.5
+# memories smart ingest distilled rank above the raw turns they came from, as
+# the seed's memories do (its raw messages are not searched at all); the seed
+# recipe keeps 1.0, having no such memories
+DISTILLED_BOOST = 1.5
 # stage 3
 RRF_SCALE = 40.0
 # stage 4
@@ -67,6 +71,7 @@ class SearchConfig:
     vector_weight: float = VECTOR_WEIGHT
     bm25_weight: float = BM25_WEIGHT
     pinned_boost: float = PINNED_BOOST
+    distilled_boost: float = 1.0
     rrf_scale: float = RRF_SCALE
     min_score: float = MIN_SCORE
     topk_multiplier: int = TOPK_MULTIPLIER
@@ -88,5 +93,15 @@ DEFAULT_RECIPE = replace(
     fusion=FUSION,
     vector_weight=CONVEX_VECTOR_WEIGHT,
     bm25_weight=CONVEX_BM25_WEIGHT,
+    distilled_boost=DISTILLED_BOOST,
 )
 RECIPES = {"default": DEFAULT_RECIPE, "seed": SEED_RECIPE}
+
+
+def type_boost(memory_type: MemoryType, config: SearchConfig) -> float:
+    """Stage 2's factor by memory type: pinned and distilled memories over raw turns."""
+    if memory_type is MemoryType.PINNED:
+        return config.pinned_boost
+    if memory_type is MemoryType.INSIGHT:
+        return config.distilled_boost
+    return 1.0

@@ -3,17 +3,16 @@
 ``score = w_vec · v + w_bm25 · b`` where ``v`` and ``b`` are each leg's score
 min-max normalised over the candidates that leg returned (its best is 1, its
 worst 0, a leg with a single or all-equal score gives 1); a memory a leg did
-not return gets 0 from it. Pinned memories are multiplied by
-``pinned_boost``, as with RRF.
+not return gets 0 from it. Pinned and distilled memories are multiplied
+by their boost (``config.type_boost``), as with RRF.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from memoryd.models import MemoryType
 from memoryd.retrieve.candidate import Candidate
-from memoryd.retrieve.config import SearchConfig
+from memoryd.retrieve.config import SearchConfig, type_boost
 
 
 def _normaliser(values: list[float]) -> Callable[[float], float]:
@@ -34,7 +33,7 @@ def convex_fuse(candidates: list[Candidate], config: SearchConfig) -> list[Candi
             score += config.vector_weight * vector(c.vector_score)
         if c.bm25_score is not None:
             score += config.bm25_weight * bm25(c.bm25_score)
-        if c.memory is not None and c.memory.memory_type is MemoryType.PINNED:
-            score *= config.pinned_boost
+        if c.memory is not None:
+            score *= type_boost(c.memory.memory_type, config)
         c.score = score
     return candidates

@@ -2,14 +2,14 @@
 
 ``score = w_vec / (k + rank_vec) + w_bm25 / (k + rank_bm25)`` with 1-based
 ranks; a memory found by one leg only gets that leg's term. Pinned memories
-are multiplied by ``pinned_boost`` because the user asked for them directly.
+are multiplied by ``pinned_boost`` because the user asked for them directly,
+and distilled ones by ``distilled_boost`` (1 in the seed recipe).
 """
 
 from __future__ import annotations
 
-from memoryd.models import MemoryType
 from memoryd.retrieve.candidate import Candidate
-from memoryd.retrieve.config import SearchConfig
+from memoryd.retrieve.config import SearchConfig, type_boost
 
 
 def rrf_fuse(candidates: list[Candidate], config: SearchConfig) -> list[Candidate]:
@@ -19,7 +19,7 @@ def rrf_fuse(candidates: list[Candidate], config: SearchConfig) -> list[Candidat
             score += config.vector_weight / (config.rrf_k + c.vector_rank)
         if c.bm25_rank is not None:
             score += config.bm25_weight / (config.rrf_k + c.bm25_rank)
-        if c.memory is not None and c.memory.memory_type is MemoryType.PINNED:
-            score *= config.pinned_boost
+        if c.memory is not None:
+            score *= type_boost(c.memory.memory_type, config)
         c.score = score
     return candidates

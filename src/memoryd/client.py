@@ -24,7 +24,7 @@ import httpx
 
 from memoryd import errors
 from memoryd.ingest.worker import wait_until_done
-from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
+from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress
 
@@ -238,17 +238,5 @@ class RemoteMemory:
 
 
 def _jsonable(fields: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, value in fields.items():
-        if value is None:
-            continue
-        if isinstance(value, datetime):
-            value = value.isoformat()
-        elif hasattr(value, "value"):  # an enum
-            value = value.value
-        elif isinstance(value, tuple):
-            value = list(value)
-        elif isinstance(value, list):
-            value = [v.isoformat() if isinstance(v, datetime) else v for v in value]
-        out[name] = value
-    return out
+    """Fields as JSON values (enums by value, times in RFC 3339), None left out."""
+    return {name: wire(value) for name, value in fields.items() if value is not None}

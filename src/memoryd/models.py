@@ -64,6 +64,14 @@ def personal_space(tenant_id: str) -> str:
     return f"personal/{tenant_id}"
 
 
+def normalise_space_id(space_id: str) -> str:
+    """``team:<uuid>`` (the legacy form some clients send) is ``team/<uuid>``."""
+    for prefix in ("personal", "team", "org"):
+        if space_id.startswith(prefix + ":"):
+            return f"{prefix}/{space_id[len(prefix) + 1 :]}"
+    return space_id
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

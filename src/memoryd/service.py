@@ -46,6 +46,7 @@ from memoryd.models import (
     SearchResponse,
     State,
     Tier,
+    normalise_space_id,
     personal_space,
     to_utc,
     utcnow,
@@ -297,19 +298,21 @@ class MemoryService:
             include_trace=include_trace,
             config=config,
         )
-        response = self.retriever.search(self.tenant_id, self._space_refs(spaces), request)
+        response = self.retriever.search(self.tenant_id, self.space_refs(spaces), request)
         if touch and response.results:
             self.engine.touch([r.memory.id for r in response.results], to_us(utcnow()) or 0)
         return response
 
-    def _space_refs(self, spaces: str | Sequence[str] | None) -> list[SpaceRef]:
+    def space_refs(self, spaces: str | Sequence[str] | None) -> list[SpaceRef]:
+        """The spaces a request names: ``None``, ``""`` or ``"all"`` for every one of the
+        tenant's; else ids (comma-separated or a list), each one the tenant belongs to."""
         mine = self.store.space_refs(self.tenant_id)
-        if spaces is None or spaces == "all" or spaces == ["all"]:
+        if spaces is None or spaces in ("", "all") or spaces == ["all"]:
             return [SpaceRef(space_id, kind) for space_id, kind in mine]
         wanted = [s.strip() for s in spaces.split(",")] if isinstance(spaces, str) else spaces
         kinds = dict(mine)
         refs = []
-        for space_id in dict.fromkeys(w for w in wanted if w):
+        for space_id in dict.fromkeys(normalise_space_id(w) for w in wanted if w):
             if space_id not in kinds:
                 raise NotFoundError(f"space {space_id}")
             refs.append(SpaceRef(space_id, kinds[space_id]))

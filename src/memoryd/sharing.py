@@ -12,9 +12,17 @@ from typing import Any
 
 from memoryd.errors import MemorydError, NotFoundError, ValidationError
 from memoryd.ingest.direct import check_id
-from memoryd.models import Memory, Provenance, SpaceType, State, new_id, utcnow
+from memoryd.models import (
+    Memory,
+    Provenance,
+    SpaceType,
+    State,
+    new_id,
+    normalise_space_id,
+    utcnow,
+)
 from memoryd.service import MemoryService
-from memoryd.spaces import Spaces, normalise_space_id
+from memoryd.spaces import Spaces
 from memoryd.store import MemoryFilter
 
 MAX_BATCH_SHARE = 500
@@ -38,13 +46,8 @@ class Sharing:
 
     def _copy_in(self, space_id: str, original_id: str) -> Memory | None:
         """The live copy of ``original_id`` in ``space_id``, if one was shared there."""
-        row = self.store.conn.execute(
-            "SELECT id FROM memories WHERE space_id = ? AND provenance IS NOT NULL AND "
-            "json_extract(provenance, '$.shared_from_memory') = ? AND state != 'deleted' "
-            "ORDER BY created_at DESC LIMIT 1",
-            (space_id, original_id),
-        ).fetchone()
-        return None if row is None else self.store.get(self.me, [space_id], row[0])
+        copy_id = self.store.shared_copy_id(space_id, original_id)
+        return None if copy_id is None else self.store.get(self.me, [space_id], copy_id)
 
     def stale_info(self, memory: Memory) -> dict[str, Any] | None:
         """How a copy compares with its source, as far as the caller can see the source.

@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
-from memoryd.models import AutoShareRule, Member, Role, Space, SpaceType, State, new_id, utcnow
+from memoryd.models import (
+    AutoShareRule,
+    Member,
+    Role,
+    Space,
+    SpaceType,
+    State,
+    new_id,
+    normalise_space_id,
+    utcnow,
+)
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.tenants import check_name
@@ -39,14 +49,6 @@ def parse_space_type(value: Any) -> SpaceType:
         raise ValidationError(
             f"unknown space type: {value} (expected team or organization)"
         ) from None
-
-
-def normalise_space_id(space_id: str) -> str:
-    """``team:<uuid>`` (the legacy form some clients send) is ``team/<uuid>``."""
-    for prefix in ("personal", "team", "org"):
-        if space_id.startswith(prefix + ":"):
-            return f"{prefix}/{space_id[len(prefix) + 1 :]}"
-    return space_id
 
 
 class Spaces:

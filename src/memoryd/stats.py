@@ -28,7 +28,7 @@ from memoryd.retrieve import decay as decay_stage
 from memoryd.retrieve.config import SPACE_WEIGHTS
 from memoryd.retrieve.pipeline import stage_names
 from memoryd.service import MemoryService
-from memoryd.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER, Spaces
+from memoryd.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
 
@@ -44,9 +44,7 @@ class Stats:
         self.me = service.tenant_id
 
     def _spaces(self, space: str | None) -> list[str]:
-        if space is None or space in ("", "all"):
-            return self.service.readable_spaces()
-        return [Spaces(self.service).visible(s.strip()).id for s in space.split(",") if s.strip()]
+        return [ref.space_id for ref in self.service.space_refs(space)]
 
     # ------------------------------------------------------------------ GET /v1/stats
     def overview(self, space: str | None = None, days: int = 30) -> dict[str, Any]:

@@ -284,11 +284,14 @@ class SmartIngest:
                 ),
                 limit=MAX_PER_FACT,
             )
-            found = same_slot + [m for m in found if m.id not in {s.id for s in same_slot}]
+            slot_ids = {m.id for m in same_slot}
+            found = same_slot + [m for m in found if m.id not in slot_ids]
+        found = found[:MAX_EXISTING]
         out = []
         unit = vector / (np.linalg.norm(vector) or 1.0)
-        for memory in found[:MAX_EXISTING]:
-            stored = store.get_vector(memory.id)
+        stored_vectors = store.vectors_of([m.id for m in found]) if found else {}
+        for memory in found:
+            stored = stored_vectors.get(memory.id)
             similarity = 0.0 if stored is None else float(stored @ unit)
             in_slot = fact.slot_tag is not None and fact.slot_tag in memory.tags
             if similarity >= MIN_SIMILARITY or in_slot:

@@ -164,6 +164,16 @@ class SpaceStore(Database):
                 return space
         return None
 
+    def shared_copy_id(self, space_id: str, original_id: str) -> str | None:
+        """The live copy of ``original_id`` shared into ``space_id``, if there is one."""
+        row = self.conn.execute(
+            "SELECT id FROM memories WHERE space_id = ? AND provenance IS NOT NULL AND "
+            "json_extract(provenance, '$.shared_from_memory') = ? AND state != 'deleted' "
+            "ORDER BY created_at DESC LIMIT 1",
+            (space_id, original_id),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     # ------------------------------------------------------------------ auto-share rules
     def auto_share_rules(self, space_id: str) -> list[AutoShareRule]:
         return [

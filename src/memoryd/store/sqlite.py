@@ -238,6 +238,15 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
             is not None
         )
 
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored vectors of these memories, by id, in one query."""
+        marks = ", ".join("?" for _ in memory_ids)
+        rows = self.conn.execute(
+            f"SELECT id, vector FROM memories WHERE id IN ({marks}) AND vector IS NOT NULL",
+            list(memory_ids),
+        ).fetchall()
+        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
     def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:
         row = self.conn.execute("SELECT vector FROM memories WHERE id = ?", (memory_id,)).fetchone()
         return None if row is None else blob_to_vector(row[0])

@@ -36,7 +36,7 @@ ERRORS: dict[str, type[errors.MemorydError]] = {
     "not_found": errors.NotFoundError,
     "unauthorized": errors.UnauthorizedError,
     "forbidden": errors.ForbiddenError,
-    "not_implemented": errors.NotImplementedYetError,
+    "payload_too_large": errors.PayloadTooLargeError,
     "embedding_mismatch": errors.EmbeddingMismatchError,
 }
 
@@ -174,6 +174,28 @@ class RemoteMemory:
 
     def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
         return wait_until_done(self.task, task_id, timeout_s, TASK_POLL_S)
+
+    # file import
+    def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
+        """Upload a file to ``POST /v1/imports``; its ImportTask (see ``Memory.import_file``)."""
+        file = Path(path).expanduser()
+        fields = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in options.items()}
+        with file.open("rb") as handle:
+            result: dict[str, Any] = self._call(
+                "POST", "/v1/imports", files={"file": (file.name, handle)}, data=fields
+            )
+        return result
+
+    def import_task(self, import_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("GET", f"/v1/imports/{import_id}")
+        return result
+
+    def wait_for_import(self, import_id: str, timeout_s: float = 300.0) -> dict[str, Any]:
+        return wait_until_done(self.import_task, import_id, timeout_s, TASK_POLL_S)
+
+    def rollback_import(self, import_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("POST", f"/v1/imports/{import_id}/rollback")
+        return result
 
     # reads
     def get(self, memory_id: str) -> MemoryRecord:

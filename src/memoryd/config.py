@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     admin_key: str = ""  # may create tenants when creation is not open
     open_tenants: bool | None = None  # None: open only when bound to loopback
     max_body_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
+    # file import (POST /v1/imports, /v1/files, memoryd import-file)
+    max_import_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
 
     @classmethod
     def settings_customise_sources(

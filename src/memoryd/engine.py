@@ -21,7 +21,7 @@ from memoryd.config import Settings
 from memoryd.embed import Embedder, content_hash, create_embedder
 from memoryd.errors import StorageError
 from memoryd.ingest.noise import NoiseFilter
-from memoryd.ingest.worker import TaskWorker
+from memoryd.ingest.worker import INGEST, TaskWorker
 from memoryd.retrieve import Retriever
 from memoryd.retrieve.cross_encoder import create_cross_encoder
 from memoryd.store import DB_FILENAME, SQLiteStore
@@ -39,7 +39,7 @@ class Engine:
         self._embedder_lock = threading.Lock()
         self._retriever: Retriever | None = None
         self.background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-bg")
-        self.worker: TaskWorker | None = None
+        self.workers: dict[str, TaskWorker] = {}
         self._worker_lock = threading.Lock()
         self._noise_prototypes: npt.NDArray[np.float32] | None = None
 
@@ -84,13 +84,16 @@ class Engine:
             self.store.cache_vectors(embedder.name, new)
         return np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
 
-    def start_worker(self, run: Callable[[dict[str, Any]], dict[str, Any]]) -> TaskWorker:
-        """The process's task worker, started once (it resumes orphaned tasks first)."""
+    def start_worker(
+        self, run: Callable[[dict[str, Any]], dict[str, Any]], kind: str = INGEST, threads: int = 1
+    ) -> TaskWorker:
+        """The process's worker for one kind of task, started once (orphans resume first)."""
         with self._worker_lock:
-            if self.worker is None:
-                self.worker = TaskWorker(self.store, run)
-                self.worker.start()
-            return self.worker
+            if kind not in self.workers:
+                worker = TaskWorker(self.store, run, kind, threads)
+                worker.start()
+                self.workers[kind] = worker
+            return self.workers[kind]
 
     def noise_filter(self, learned: npt.NDArray[np.float32] | None = None) -> NoiseFilter:
         """A noise filter; the prototypes are embedded once per process."""
@@ -109,7 +112,7 @@ class Engine:
             log.warning("could not record recall of %d memories: %s", len(ids), exc)
 
     def close(self) -> None:
-        if self.worker is not None:
-            self.worker.stop()
+        for worker in self.workers.values():
+            worker.stop()
         self.background.shutdown(wait=True)
         self.store.close()

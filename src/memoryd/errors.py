@@ -69,9 +69,9 @@ class ForbiddenError(MemorydError):
     http_status = 403
 
 
-class NotImplementedYetError(MemorydError):
-    """A route of the wire contract whose feature has not been built yet."""
+class PayloadTooLargeError(MemorydError):
+    """A file or body over the configured size limit."""
 
-    code = "not_implemented"
-    prefix = "not implemented"
-    http_status = 501
+    code = "payload_too_large"
+    prefix = "payload too large"
+    http_status = 413

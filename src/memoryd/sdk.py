@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.embed import Embedder
+from memoryd.ingest.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
-from memoryd.service import MemoryService
+from memoryd.service import TASK_POLL_S, MemoryService
 from memoryd.store.filters import MemoryFilter
 
 
@@ -64,6 +65,31 @@ class Memory:
 
     def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
         return self.service.wait_for_task(task_id, timeout_s)
+
+    # file import
+    def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
+        """Queue the import of a file (text, Markdown, PDF, chat export); its ImportTask.
+
+        ``options``: strategy, file_type, post_process, force, agent_id.
+        """
+        from memoryd.imports.service import Imports, read_upload
+
+        data, name = read_upload(path, self.service.settings.max_import_bytes)
+        return Imports(self.service).create(data, name, **options)
+
+    def import_task(self, import_id: str) -> dict[str, Any]:
+        from memoryd.imports.service import Imports
+
+        return Imports(self.service).get(import_id)
+
+    def wait_for_import(self, import_id: str, timeout_s: float = 300.0) -> dict[str, Any]:
+        return wait_until_done(self.import_task, import_id, timeout_s, TASK_POLL_S)
+
+    def rollback_import(self, import_id: str) -> dict[str, Any]:
+        """Remove what an import created and restore what it changed."""
+        from memoryd.imports.service import Imports
+
+        return Imports(self.service).rollback(import_id)
 
     # reads
     def get(self, memory_id: str) -> MemoryRecord:

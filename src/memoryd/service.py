@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +54,9 @@ from memoryd.models import (
 from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest, SpaceRef
 from memoryd.retrieve.config import DEFAULT_LIMIT
 from memoryd.store import MemoryFilter
+
+if TYPE_CHECKING:
+    from memoryd.ingest.smart import SmartIngest
 from memoryd.store.rows import to_us
 from memoryd.store.sqlite import RawMessage
 
@@ -408,14 +411,16 @@ class MemoryService:
         return self.engine.start_worker(self._run_task)
 
     def _run_task(self, task: dict[str, Any]) -> dict[str, Any]:
+        return self.smart_ingest_for(task).run(task["payload"])
+
+    def smart_ingest_for(self, task: dict[str, Any]) -> SmartIngest:
+        """The slow path for a task's tenant and space, with its learned noise and the LLM."""
         from memoryd.ingest.smart import SmartIngest  # the slow path builds on this service
+        from memoryd.llm import create_llm  # None without an LLM configured: rules only
 
         view = self.for_tenant(task["tenant_id"])
         learned = self.store.learned_noise(task["space_id"], MAX_LEARNED_NOISE)
-        from memoryd.llm import create_llm  # None without an LLM configured: rules only
-
-        llm = create_llm(self.settings)
-        return SmartIngest(view, self.engine.noise_filter(learned), llm).run(task["payload"])
+        return SmartIngest(view, self.engine.noise_filter(learned), create_llm(self.settings))
 
     def mark_noise(self, memory_id: str) -> None:
         """Teach the noise filter: this memory was chatter. It is deleted and its vector kept."""

@@ -120,19 +120,20 @@ def test_oversized_bodies_are_refused(alice: TenantClient) -> None:
     assert alice.http.get("/v1/memories").json()["total_count"] == 0
 
 
-def test_import_routes_answer_501_after_auth(alice: TenantClient, server: RunningServer) -> None:
-    for method, path in (
-        ("POST", "/v1/files"),
-        ("POST", "/v1/imports"),
-        ("GET", "/v1/imports"),
-        ("GET", "/v1/imports/abc"),
-        ("POST", "/v1/imports/abc/intelligence"),
-        ("POST", "/v1/imports/abc/rollback"),
-        ("POST", "/v1/imports/cross-reconcile"),
+def test_import_routes_need_a_key_and_a_multipart_body(
+    alice: TenantClient, server: RunningServer
+) -> None:
+    for method, path, status, code in (
+        ("POST", "/v1/files", 400, "validation_error"),
+        ("POST", "/v1/imports", 400, "validation_error"),
+        ("GET", "/v1/imports/abc", 404, "not_found"),
+        ("POST", "/v1/imports/abc/intelligence", 404, "not_found"),
+        ("POST", "/v1/imports/abc/rollback", 404, "not_found"),
     ):
-        _error(alice.http.request(method, path), 501, "not_implemented", "import")
+        _error(alice.http.request(method, path), status, code)
         with server.client() as anonymous:
             _error(anonymous.request(method, path), 401, "unauthorized")
+    assert alice.http.get("/v1/imports").json() == {"imports": [], "total": 0}
 
 
 def test_openapi_document_matches_the_routes(server: RunningServer) -> None:

@@ -32,18 +32,6 @@ from schemathesis.specs.openapi.schemas import OpenApiSchema
 if TYPE_CHECKING:
     from server_harness import RunningServer
 
-# routes of reference §4.14–4.15 answered 501 until file import is built (routes/imports.py):
-# a 501 with code not_implemented is their contract, any other 5xx still fails
-NOT_YET_PATHS = frozenset(
-    (
-        "/v1/files",
-        "/v1/imports",
-        "/v1/imports/cross-reconcile",
-        "/v1/imports/{import_id}",
-        "/v1/imports/{import_id}/intelligence",
-        "/v1/imports/{import_id}/rollback",
-    )
-)
 EXPORT_PATH = "/v1/export"
 NDJSON = "application/x-ndjson"
 # POST /v1/import takes JSON Lines: the generated strings go on the wire as UTF-8 text
@@ -134,10 +122,7 @@ def test_no_operation_answers_5xx(case: Case[Any], api_key: str) -> None:
     headers = {"X-API-Key": api_key}
     response = case.call(headers=headers)
     path = case.operation.path
-    if path in NOT_YET_PATHS and response.status_code == 501:
-        assert json.loads(response.content)["error"]["code"] == "not_implemented"
-    else:
-        case.validate_response(response, checks=[not_a_server_error], headers=headers)
+    case.validate_response(response, checks=[not_a_server_error], headers=headers)
     problem = body_problem(response, path)
     assert problem is None, f"{case.operation.label}: {problem}\n{case.as_curl_command(headers)}"
 

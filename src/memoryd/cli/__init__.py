@@ -1,6 +1,8 @@
 """``memoryd``: the command line door. Human output by default, ``--json`` for scripts."""
 
-from memoryd.cli import serve as _serve  # noqa: F401  (registers `memoryd serve`)
+# each import registers its commands on ``app``
+from memoryd.cli import import_file as _import_file  # noqa: F401  (import-file)
+from memoryd.cli import serve as _serve  # noqa: F401  (serve)
 from memoryd.cli.app import app
 
 __all__ = ["app"]

@@ -101,7 +101,7 @@ def facts_from_rules(messages: list[tuple[str, str]]) -> list[Fact]:
 
 
 @dataclass
-class _Report:
+class Report:
     """What one task did, for its result: counts, who decided, what the LLM cost."""
 
     extractor: str = RULES
@@ -130,15 +130,24 @@ class SmartIngest:
     def run(self, payload: dict[str, Any]) -> dict[str, Any]:
         messages = [(m["role"], m["content"]) for m in payload.get("messages", [])]
         selected = select_messages(messages)
-        report = _Report()
+        report = Report()
         facts = self._extract(selected, report)
+        return {"messages_selected": len(selected), **self.reconcile(facts, payload, report)}
+
+    def reconcile(
+        self, facts: list[Fact], payload: dict[str, Any], report: Report, screen: bool = True
+    ) -> dict[str, Any]:
+        """Stages 4-6 for ``facts``; ``screen`` False skips noise and admission.
+
+        File imports pass sections the user chose to keep: they are
+        reconciled (a repeat is not stored twice) but not judged as noise.
+        """
         if self.llm is None or report.llm_errors:
             report.reconciler = LLM_FAILED if report.llm_errors else RULES
-            self._reconcile_one_by_one(facts, payload, report)
+            self._reconcile_one_by_one(facts, payload, report, screen)
         else:
-            self._reconcile_batch(self.llm, facts, payload, report)
+            self._reconcile_batch(self.llm, facts, payload, report, screen)
         result: dict[str, Any] = {
-            "messages_selected": len(selected),
             "facts_extracted": len(facts),
             "facts_noise": report.counts["noise"],
             "facts_rejected": report.counts["rejected"],
@@ -154,7 +163,7 @@ class SmartIngest:
             }
         return result
 
-    def _extract(self, selected: list[tuple[str, str]], report: _Report) -> list[Fact]:
+    def _extract(self, selected: list[tuple[str, str]], report: Report) -> list[Fact]:
         if self.llm is None:
             return facts_from_rules(selected)
         try:
@@ -167,12 +176,14 @@ class SmartIngest:
         return facts
 
     # ------------------------------------------------------------------ reconciliation
-    def _reconcile_one_by_one(self, facts: list[Fact], payload: dict[str, Any], r: _Report) -> None:
+    def _reconcile_one_by_one(
+        self, facts: list[Fact], payload: dict[str, Any], r: Report, screen: bool
+    ) -> None:
         """The rule path: each fact sees what the facts before it wrote."""
         vectors = self.service.embed([f.content for f in facts]) if facts else None
         for i, fact in enumerate(facts):
             assert vectors is not None
-            candidates = self._screen(fact, vectors[i], r.counts)
+            candidates = self._screen(fact, vectors[i], r.counts, screen)
             if candidates is None:
                 continue
             decision, target = rule_decision(fact, candidates)
@@ -181,14 +192,14 @@ class SmartIngest:
             r.decisions[verdict.decision.value] += 1
 
     def _reconcile_batch(
-        self, llm: LLMClient, facts: list[Fact], payload: dict[str, Any], r: _Report
+        self, llm: LLMClient, facts: list[Fact], payload: dict[str, Any], r: Report, screen: bool
     ) -> None:
         """The LLM path: slot guard and empty neighbourhoods first, one call for the rest."""
         vectors = self.service.embed([f.content for f in facts]) if facts else None
         kept: list[tuple[Fact, npt.NDArray[np.float32], list[Candidate]]] = []
         for i, fact in enumerate(facts):
             assert vectors is not None
-            candidates = self._screen(fact, vectors[i], r.counts)
+            candidates = self._screen(fact, vectors[i], r.counts, screen)
             if candidates is not None:
                 kept.append((fact, vectors[i], candidates))
         verdicts: list[Verdict | None] = [None] * len(kept)
@@ -245,9 +256,11 @@ class SmartIngest:
             verdict.decision = Decision.SKIP  # the batch said it twice
 
     def _screen(
-        self, fact: Fact, vector: npt.NDArray[np.float32], counts: Counter[str]
+        self, fact: Fact, vector: npt.NDArray[np.float32], counts: Counter[str], screen: bool
     ) -> list[Candidate] | None:
         """Noise filter and admission; the fact's candidates when it passes both."""
+        if not screen:
+            return self._candidates(fact, vector)
         if self.noise.check(fact.content, vector) is not None:
             counts["noise"] += 1
             return None

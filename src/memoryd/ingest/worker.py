@@ -59,20 +59,34 @@ def worker_alive(worker: str, own: str) -> bool:
 
 
 class TaskWorker:
-    def __init__(self, store: TaskStore, run: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Runs tasks of one ``kind`` on ``threads`` threads (each claims its own task)."""
+
+    def __init__(
+        self,
+        store: TaskStore,
+        run: Callable[[dict[str, Any]], dict[str, Any]],
+        kind: str = INGEST,
+        threads: int = 1,
+    ) -> None:
         self.store = store
         self.run = run
+        self.kind = kind
+        self.threads = threads
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._pool: list[threading.Thread] = []
 
     def start(self) -> None:
-        requeued = self.store.requeue_orphans(lambda w: worker_alive(w, self.worker_id))
+        requeued = self.store.requeue_orphans(lambda w: worker_alive(w, self.worker_id), self.kind)
         if requeued:
-            log.info("queued again %d task(s) left running by a stopped worker", requeued)
-        self._thread = threading.Thread(target=self._loop, name="memoryd-tasks", daemon=True)
-        self._thread.start()
+            log.info("queued again %d %s task(s) left by a stopped worker", requeued, self.kind)
+        for n in range(self.threads):
+            thread = threading.Thread(
+                target=self._loop, name=f"memoryd-{self.kind}-{n}", daemon=True
+            )
+            thread.start()
+            self._pool.append(thread)
 
     def notify(self) -> None:
         self._wake.set()
@@ -81,13 +95,13 @@ class TaskWorker:
         """Finish the task in hand, then stop; queued tasks wait for the next start."""
         self._stop.set()
         self._wake.set()
-        if self._thread is not None:
-            self._thread.join()
+        for thread in self._pool:
+            thread.join()
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                task = self.store.claim_task(self.worker_id, INGEST)
+                task = self.store.claim_task(self.worker_id, self.kind)
             except MemorydError as exc:
                 log.error("cannot claim a task: %s", exc.message)
                 task = None

@@ -5,6 +5,12 @@ reviewed and changed as text, and so each prompt sits next to the schema
 that validates what it asks for: the two change together.
 """
 
+from memoryd.prompts.documents import (
+    CHUNK_FACTS_SYSTEM,
+    DOCUMENT_SYSTEM,
+    SECTION_SYSTEM,
+    SummaryAnswer,
+)
 from memoryd.prompts.extraction import (
     EXTRACTION_SYSTEM,
     MAX_EXTRACTED_FACTS,
@@ -18,11 +24,15 @@ from memoryd.prompts.reconcile import (
 )
 
 __all__ = [
+    "CHUNK_FACTS_SYSTEM",
+    "DOCUMENT_SYSTEM",
     "EXTRACTION_SYSTEM",
     "MAX_EXTRACTED_FACTS",
     "RECONCILE_SYSTEM",
+    "SECTION_SYSTEM",
     "DecisionAnswer",
     "ExtractedFactAnswer",
     "ExtractionAnswer",
     "ReconcileAnswer",
+    "SummaryAnswer",
 ]

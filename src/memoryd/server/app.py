@@ -20,6 +20,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
 from memoryd.errors import ValidationError
+from memoryd.imports.service import start_import_worker
 from memoryd.server import errors
 from memoryd.server.errors import CompactJSON
 from memoryd.server.guard import Guard, GuardOptions
@@ -65,6 +66,7 @@ def create_app(
     settings = root.settings
     _ = root.embedder  # load the model and check it against the store before serving
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
+    start_import_worker(root)  # file imports, likewise
     tenant_admin = Tenants(root.engine)
     open_tenants = options.open_tenants
     if open_tenants is None:
@@ -97,6 +99,7 @@ def create_app(
         options=GuardOptions(
             tenants=tenant_admin,
             max_body_bytes=settings.max_body_bytes,
+            max_upload_bytes=settings.max_import_bytes,
             open_tenants=open_tenants,
             admin_key=settings.admin_key,
             no_auth_tenant=LOCAL_TENANT if options.no_auth else None,

@@ -23,6 +23,9 @@ PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-red
 TENANTS_PATH = "/v1/tenants"
 # bodies that are not JSON: multipart uploads and JSON Lines imports
 NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
+# file uploads may be as large as the import limit, plus the multipart envelope
+UPLOAD_PATHS = ("/v1/imports", "/v1/files")
+MULTIPART_SLACK_BYTES = 1024 * 1024
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
 
@@ -31,6 +34,7 @@ class GuardOptions:
     tenants: Tenants
     max_body_bytes: int
     open_tenants: bool
+    max_upload_bytes: int = 0  # bodies of UPLOAD_PATHS; 0: max_body_bytes
     admin_key: str = ""
     no_auth_tenant: str | None = None  # every request acts as this tenant (loopback only)
 
@@ -62,13 +66,14 @@ class Guard:
             return
         started = False
         seen = 0
+        limit = self._limit(scope)
 
         async def limited_receive() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.options.max_body_bytes:
+                if seen > limit:
                     raise _TooLarge
             return message
 
@@ -83,17 +88,27 @@ class Guard:
         except _TooLarge:
             if started:
                 raise
-            await error_response(413, "payload_too_large", self._too_large())(scope, receive, send)
+            await error_response(413, "payload_too_large", self._too_large(limit))(
+                scope, receive, send
+            )
 
-    def _too_large(self) -> str:
-        return f"the request body is larger than {self.options.max_body_bytes} bytes"
+    def _limit(self, scope: Scope) -> int:
+        upload = scope["method"] == "POST" and scope["path"] in UPLOAD_PATHS
+        if upload and self.options.max_upload_bytes:
+            return self.options.max_upload_bytes + MULTIPART_SLACK_BYTES
+        return self.options.max_body_bytes
+
+    @staticmethod
+    def _too_large(limit: int) -> str:
+        return f"the request body is larger than {limit} bytes"
 
     def _check_body_headers(self, scope: Scope, headers: Headers) -> None:
         if scope["method"] not in BODY_METHODS:
             return
         length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.options.max_body_bytes:
-            raise _BodyRefused(413, "payload_too_large", self._too_large())
+        limit = self._limit(scope)
+        if length is not None and length.isdigit() and int(length) > limit:
+            raise _BodyRefused(413, "payload_too_large", self._too_large(limit))
         if length == "0" or scope["path"].startswith(NON_JSON_PATHS):
             return
         kind = headers.get("content-type", "").split(";")[0].strip().lower()

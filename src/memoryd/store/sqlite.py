@@ -22,6 +22,7 @@ from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import build_query
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
+from memoryd.store.imports import ImportStore
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
     SELECT_COLUMNS,
@@ -46,7 +47,7 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
-class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
+class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index: VectorIndex | None = None
@@ -99,6 +100,7 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
             conn.executemany(sql, rows)
         except sqlite3.IntegrityError as exc:
             raise StorageError(f"cannot insert memory: {exc}") from exc
+        self.journal_created(conn, memories)
         now = to_us(utcnow())
         conn.executemany(
             "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
@@ -131,6 +133,7 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
             old = self._get(conn, tenant_id, space_ids, memory_id)
             if old is None:
                 raise NotFoundError(f"memory {memory_id}")
+            self.journal_before(conn, old)
             data = old.model_dump()
             data.update(changes)
             data["updated_at"] = changes.get("updated_at", utcnow())
@@ -190,6 +193,7 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
             seq = self._bump_seq(conn)
             for row in rows:
                 old = row_to_memory(row)
+                self.journal_before(conn, old)
                 conn.execute(
                     "UPDATE memories SET state = ?, updated_at = ?, version = "
                     "COALESCE(version, 0) + 1, seq = ? WHERE id = ?",
@@ -200,6 +204,16 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore):
                 )
                 self._history(conn, old, new, f"state:{state.value}", actor)
         return len(rows)
+
+    def rollback_import(self, import_id: str) -> tuple[int, int]:
+        """Undo an import's journal; (memories deleted, session messages deleted)."""
+        gone, memories, sessions = self.undo_import(import_id)
+        if self.index is not None:
+            for rowid, space_id in gone:  # deleted rows never reach the seq-based sync
+                space = self.index.space(space_id)
+                with space.lock:
+                    space.apply([IndexRow(rowid, None, False, None, None, None)])
+        return memories, sessions
 
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
         """Count a recall, and trust a recalled memory a little more (seed 001: +0.02, at most 1).

@@ -122,11 +122,29 @@ class TaskStore(Database):
                 ),
             )
 
-    def requeue_orphans(self, alive: Callable[[str], bool]) -> int:
+    def task_payload(self, task_id: str) -> dict[str, Any]:
+        row = self.conn.execute("SELECT payload FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        return {} if row is None else dict(json.loads(row[0]))
+
+    def requeue_task(self, task_id: str, payload_changes: dict[str, Any]) -> None:
+        """Queue a finished task again, as new (the import's re-run)."""
+        with self.write() as conn:
+            row = conn.execute("SELECT payload FROM tasks WHERE id = ?", (task_id,)).fetchone()
+            if row is None:
+                return
+            payload = {**json.loads(row[0]), **payload_changes}
+            conn.execute(
+                "UPDATE tasks SET status = 'queued', payload = ?, result = '{}', errors = '[]', "
+                "attempts = 0, claimed_by = NULL, completed_at = NULL, updated_at = ? WHERE id = ?",
+                (json.dumps(payload, ensure_ascii=False), to_us(utcnow()), task_id),
+            )
+
+    def requeue_orphans(self, alive: Callable[[str], bool], kind: str) -> int:
         """Queue again the running tasks whose worker is gone; fail those tried too often."""
         with self.write() as conn:
             rows = conn.execute(
-                "SELECT id, claimed_by, attempts FROM tasks WHERE status = 'running'"
+                "SELECT id, claimed_by, attempts FROM tasks WHERE status = 'running' AND kind = ?",
+                (kind,),
             ).fetchall()
             orphans = [(i, a) for i, worker, a in rows if not worker or not alive(worker)]
             now = to_us(utcnow())

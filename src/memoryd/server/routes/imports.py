@@ -1,54 +1,101 @@
-"""File upload and import routes (§4.14–4.15): answered, not yet served.
+"""File upload and import (reference §4.14-4.15): multipart in, ImportTask out.
 
-They exist so that clients get a clear 501 with a JSON error instead of a
-404 that looks like a wrong URL; the import pipeline is built separately.
+The form is read by Starlette's multipart parser (the upload spools to a
+temporary file, not to memory); the service checks everything else. Text
+fields follow the reference: booleans as ``true``/``1``/``false``/``0``.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
 
-from memoryd.errors import NotImplementedYetError
-from memoryd.server.deps import Caller
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from memoryd.errors import ValidationError
+from memoryd.imports.service import DEFAULT_LIST_LIMIT, Imports
+from memoryd.server.deps import Caller, ok
+from memoryd.server.errors import CompactJSON
 
 router = APIRouter(tags=["imports"])
-NOT_YET = "file import is not available in this version of memoryd"
+TEXT_FIELDS = ("file_type", "strategy", "post_process", "force", "agent_id", "space_id")
+TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
 
 
-def _refuse() -> None:
-    raise NotImplementedYetError(NOT_YET)
+def _flag(value: str | None, name: str, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    if value.lower() in TRUE:
+        return True
+    if value.lower() in FALSE:
+        return False
+    raise ValidationError(f"{name} must be true or false, got {value[:20]!r}")
+
+
+async def _upload(request: Request) -> tuple[bytes, str, dict[str, str]]:
+    """The first ``file`` part's bytes and name, and the text fields."""
+    kind = request.headers.get("content-type", "")
+    if not kind.lower().startswith("multipart/form-data"):
+        raise ValidationError("expected a multipart/form-data body with a 'file' field")
+    async with request.form() as form:
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise ValidationError("no 'file' field")
+        data = await upload.read()
+        fields = {k: v for k, v in form.items() if k in TEXT_FIELDS and isinstance(v, str)}
+        return data, upload.filename or "upload", fields
 
 
 @router.post("/v1/files", status_code=202)
-def upload_file(svc: Caller) -> None:
-    _refuse()
+async def upload_file(request: Request, svc: Caller) -> CompactJSON:
+    """Store a file's chunks as memories, tagged ``file:<name>`` (no extraction)."""
+    data, filename, _ = await _upload(request)
+    result = await run_in_threadpool(Imports(svc).upload_file, data, filename)
+    return ok(result, 202)
 
 
 @router.post("/v1/imports")
-def create_import(svc: Caller) -> None:
-    _refuse()
+async def create_import(request: Request, svc: Caller) -> CompactJSON:
+    """Queue an import; poll ``GET /v1/imports/{id}`` until completed or failed."""
+    data, filename, f = await _upload(request)
+    options: dict[str, Any] = {
+        "file_type": f.get("file_type") or "memory",
+        "strategy": f.get("strategy") or "auto",
+        "post_process": _flag(f.get("post_process"), "post_process", True),
+        "force": _flag(f.get("force"), "force", False),
+        "agent_id": f.get("agent_id") or None,
+        "space_id": f.get("space_id") or None,
+    }
+    task = await run_in_threadpool(lambda: Imports(svc).create(data, filename, **options))
+    return ok(task)
 
 
 @router.get("/v1/imports")
-def list_imports(svc: Caller) -> None:
-    _refuse()
+def list_imports(
+    svc: Caller, limit: Annotated[int, Query(ge=1, le=1000)] = DEFAULT_LIST_LIMIT
+) -> CompactJSON:
+    return ok(Imports(svc).list(limit))
 
 
 @router.post("/v1/imports/cross-reconcile")
-def cross_reconcile(svc: Caller) -> None:
-    _refuse()
+def cross_reconcile(svc: Caller) -> CompactJSON:
+    """``supports`` relations between memories with cosine >= 0.85."""
+    return ok(Imports(svc).cross_reconcile())
 
 
 @router.get("/v1/imports/{import_id}")
-def get_import(import_id: str, svc: Caller) -> None:
-    _refuse()
+def get_import(import_id: str, svc: Caller) -> CompactJSON:
+    return ok(Imports(svc).get(import_id))
 
 
 @router.post("/v1/imports/{import_id}/intelligence")
-def rerun_intelligence(import_id: str, svc: Caller) -> None:
-    _refuse()
+def rerun_intelligence(import_id: str, svc: Caller) -> CompactJSON:
+    """Extract again from the stored text, replacing the previous run's memories."""
+    return ok(Imports(svc).rerun(import_id))
 
 
 @router.post("/v1/imports/{import_id}/rollback")
-def rollback_import(import_id: str, svc: Caller) -> None:
-    _refuse()
+def rollback_import(import_id: str, svc: Caller) -> CompactJSON:
+    """Delete what the import created and restore what it changed."""
+    return ok(Imports(svc).rollback(import_id))

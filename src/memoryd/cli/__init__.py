@@ -2,6 +2,7 @@
 
 # each import registers its commands on ``app``
 from memoryd.cli import import_file as _import_file  # noqa: F401  (import-file)
+from memoryd.cli import mcp as _mcp  # noqa: F401  (mcp)
 from memoryd.cli import serve as _serve  # noqa: F401  (serve)
 from memoryd.cli.app import app
 

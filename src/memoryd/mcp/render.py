@@ -1,0 +1,77 @@
+"""How tool results read to an agent: short lines with the ids it needs next, or JSON.
+
+A search or list result gives each memory's id, category, tags and age
+before its content, because the agent's next step (get, update, forget,
+share) needs the id and the age tells it how much to trust the fact.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+Json = dict[str, Any]
+LIST_PREVIEW_CHARS = 200
+
+
+def dump(data: Json) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _age(created_at: Any, now: datetime | None = None) -> str:
+    """'3d ago': how an agent weighs a memory's freshness at a glance."""
+    try:
+        then = datetime.fromisoformat(str(created_at).replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=UTC)
+    seconds = max(0.0, ((now or datetime.now(UTC)) - then).total_seconds())
+    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return f"{int(seconds // 60)}m ago" if seconds >= 60 else "just now"
+
+
+def _line(memory: Json) -> str:
+    """The header of one memory: id, category, tags and age."""
+    parts = [f"id: {memory.get('id')}", str(memory.get("category", ""))]
+    if memory.get("tags"):
+        parts.append("tags: " + ", ".join(str(t) for t in memory["tags"]))
+    age = _age(memory.get("created_at"))
+    if age:
+        parts.append(age)
+    return " | ".join(p for p in parts if p)
+
+
+def render_search(data: Json) -> str:
+    results = data.get("results") or []
+    if not results:
+        return "No memories found."
+    lines = [f"Found {len(results)} memor{'y' if len(results) == 1 else 'ies'}:"]
+    for i, r in enumerate(results, 1):
+        memory = r.get("memory") or {}
+        lines.append(f"{i}. (score: {float(r.get('score', 0.0)):.2f}) {_line(memory)}")
+        lines.append(f"   {memory.get('content', '')}")
+    return "\n".join(lines)
+
+
+def render_list(data: Json) -> str:
+    memories = data.get("memories") or []
+    if not memories:
+        return "No memories stored yet."
+    total = data.get("total_count", len(memories))
+    lines = [f"{len(memories)} most recent of {total} memories:"]
+    for i, m in enumerate(memories, 1):
+        content = str(m.get("content", ""))
+        if len(content) > LIST_PREVIEW_CHARS:
+            content = content[:LIST_PREVIEW_CHARS] + "…"
+        lines.append(f"{i}. {_line(m)}")
+        lines.append(f"   {content}")
+    return "\n".join(lines)
+
+
+def titled(title: str) -> Callable[[Json], str]:
+    return lambda data: f"{title}:\n{dump(data)}"

@@ -13,7 +13,16 @@ from collections.abc import Iterator
 
 import pytest
 from import_client import imported, memories, search
-from samples import HANDBOOK_SECTIONS, NEEDLE, PDF_LINES, chatgpt_export, handbook, long_text, pdf
+from samples import (
+    HANDBOOK_SECTIONS,
+    NEEDLE,
+    PDF_LINES,
+    chatgpt_export,
+    handbook,
+    jsonl_chat,
+    long_text,
+    pdf,
+)
 from scripted_llm import Recorded, Reply, ScriptedLLM
 from server_harness import RunningServer, TenantClient, start_server
 
@@ -94,15 +103,28 @@ def test_sections_get_the_model_summary_and_keep_their_text(
     assert task["llm"]["calls"] >= len(stored)
 
 
-def test_chunks_and_chats_yield_the_model_facts(tenant: TenantClient) -> None:
+def test_chunks_of_a_long_text_yield_the_model_facts(tenant: TenantClient) -> None:
     story = imported(tenant, "story.txt", long_text().encode())
     assert (story["status"], story["extraction_facts"]) == ("completed", 1)
     found = search(tenant, "what is the lighthouse keeper's password")
     assert found[0]["content"] == "The lighthouse keeper's password is marmalade-4471."
-    chat = imported(tenant, "conversations.json", chatgpt_export())
+
+
+@pytest.mark.parametrize(
+    ("name", "data"), [("conversations.json", chatgpt_export()), ("chat.jsonl", jsonl_chat())]
+)
+def test_chat_exports_yield_the_model_facts_once(
+    tenant: TenantClient, name: str, data: bytes
+) -> None:
+    chat = imported(tenant, name, data)
     assert chat["status"] == "completed" and chat["extraction_facts"] == 2
-    facts = {m["content"] for m in memories(tenant) if m["source"] == "import:conversations.json"}
+    assert chat["sources_stored"] == 6  # the turns, as the conversation path stores them
+    facts = {m["content"] for m in memories(tenant) if m["source"] == f"import:{name}"}
     assert facts == {"Dana prefers green tea to coffee in the morning.", "Dana lives in Lisbon."}
+    duplicate = tenant.http.post("/v1/imports", files={"file": (name, data)})
+    assert duplicate.status_code == 400 and "already imported" in duplicate.text
+    again = imported(tenant, name, data, force="true")
+    assert "create" not in again["decisions"], again  # the same facts: skipped, no twins
 
 
 def test_a_document_is_one_summarised_memory(tenant: TenantClient) -> None:

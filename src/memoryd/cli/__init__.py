@@ -1,6 +1,7 @@
 """``memoryd``: the command line door. Human output by default, ``--json`` for scripts."""
 
 # each import registers its commands on ``app``
+from memoryd.cli import hook as _hook  # noqa: F401  (hook, profile)
 from memoryd.cli import import_file as _import_file  # noqa: F401  (import-file)
 from memoryd.cli import mcp as _mcp  # noqa: F401  (mcp)
 from memoryd.cli import serve as _serve  # noqa: F401  (serve)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
+
+from memoryd.inject import relative_age
+from memoryd.models import parse_ts
 
 Json = dict[str, Any]
 LIST_PREVIEW_CHARS = 200
@@ -20,19 +22,13 @@ def dump(data: Json) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def _age(created_at: Any, now: datetime | None = None) -> str:
+def _age(created_at: Any) -> str:
     """'3d ago': how an agent weighs a memory's freshness at a glance."""
     try:
-        then = datetime.fromisoformat(str(created_at).replace("Z", "+00:00"))
+        then = parse_ts(str(created_at)) if created_at else None
     except ValueError:
         return ""
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=UTC)
-    seconds = max(0.0, ((now or datetime.now(UTC)) - then).total_seconds())
-    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return f"{int(seconds // 60)}m ago" if seconds >= 60 else "just now"
+    return "" if then is None else relative_age(then)
 
 
 def _line(memory: Json) -> str:

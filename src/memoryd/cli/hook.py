@@ -1,0 +1,103 @@
+"""``memoryd hook …`` (Claude Code's hooks) and ``memoryd profile``.
+
+The hook commands are what the plugin's ``hooks.json`` runs: each reads the
+hook's JSON on stdin, prints Claude Code's hook JSON (or nothing) and exits
+0 whatever happens; ``memoryd.hooks`` says why. ``memoryd profile`` shows
+the profile the SessionStart hook injects, for a person to check it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from memoryd.cli.app import app, console, emit, service, state
+from memoryd.hooks.runner import drain, run_hook
+from memoryd.profile import build_profile
+
+hook_app = typer.Typer(
+    name="hook",
+    help="Claude Code hooks: hook JSON on stdin, hook JSON on stdout, always exit 0.",
+    no_args_is_help=True,
+)
+app.add_typer(hook_app, name="hook")
+
+
+def _run(command: str) -> None:
+    raise typer.Exit(run_hook(command, home=state.home))
+
+
+@hook_app.command("session-start")
+def session_start() -> None:
+    """SessionStart (also after a compaction): inject the profile and recent memories."""
+    _run("session-start")
+
+
+@hook_app.command("user-prompt")
+def user_prompt() -> None:
+    """UserPromptSubmit: inject memories relevant to the prompt; keep "remember this"."""
+    _run("user-prompt")
+
+
+@hook_app.command("stop")
+def stop() -> None:
+    """Stop: send the last turns of the transcript to smart ingest."""
+    _run("stop")
+
+
+@hook_app.command("pre-compact")
+def pre_compact() -> None:
+    """PreCompact: send the last turns to smart ingest before the compaction."""
+    _run("pre-compact")
+
+
+@hook_app.command("drain", hidden=True)
+def drain_(
+    task: Annotated[str, typer.Option(help="The ingest task to finish.")],
+    after_pid: Annotated[int | None, typer.Option(help="Wait for this process to exit.")] = None,
+) -> None:
+    """Finish a smart-ingest task a capture hook left running (started by the hook itself)."""
+    raise typer.Exit(drain(task, after_pid, home=state.home))
+
+
+@app.command()
+def profile(
+    query: Annotated[
+        str | None, typer.Option("--query", "-q", help="Also search the memories for this.")
+    ] = None,
+) -> None:
+    """The synthesized user profile: stable facts and what is going on lately."""
+    with service() as svc:
+        data = build_profile(svc, query)
+
+    def human() -> None:
+        shown = False
+        for title, field in (("About the user", "static_facts"), ("Recently", "dynamic_context")):
+            facts: list[str] = data[field]
+            if facts:
+                shown = True
+                console.print(f"[bold]{title}[/bold]")
+                for fact in facts:
+                    console.print(f"  - {fact}", markup=False, highlight=False)
+        results: list[dict[str, Any]] | None = data["search_results"]
+        if results:
+            shown = True
+            table = Table(header_style="bold")
+            for column in ("score", "id", "content", "category"):
+                table.add_column(column, no_wrap=column in ("score", "id"))
+            for r in results:
+                m = r["memory"]
+                table.add_row(f"{r['score']:.3f}", m["id"][:8], Text(m["content"]), m["category"])
+            console.print(table)
+        elif query:
+            console.print("[yellow]no memories matched the query[/yellow]")
+        if not shown and not query:
+            console.print(
+                "[yellow]no profile yet[/yellow]: it grows from profile and preference "
+                "memories, and from events of the last days"
+            )
+
+    emit(data, human)

@@ -1,0 +1,184 @@
+"""The store a hook talks to: the embedded home, or a memoryd server.
+
+Both answer the few questions a hook asks with the same types, so a hook
+does not care which one it has. The remote one gives up on the first call
+that cannot reach the server: a hook that found the server down must not
+spend its budget finding it down again for every other call.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from memoryd.client import RemoteMemory, ServerError
+from memoryd.errors import ValidationError
+from memoryd.hooks.config import HookConfig
+from memoryd.models import Memory as MemoryRecord
+from memoryd.models import ScoredMemory
+from memoryd.profile import build_profile
+from memoryd.sdk import Memory
+
+log = logging.getLogger(__name__)
+
+SOURCE = "claude-code"
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What a capture left behind: ``pending`` when an embedded task is still unfinished."""
+
+    task_id: str
+    stored_count: int
+    status: str
+    pending: bool = False
+
+
+class HookBackend(Protocol):
+    describe: str
+
+    def profile(self) -> dict[str, Any]: ...
+
+    def recent(self, limit: int) -> list[MemoryRecord]: ...
+
+    def search(self, query: str, limit: int) -> list[ScoredMemory]: ...
+
+    def remember(self, content: str, *, tags: list[str], key: str) -> MemoryRecord: ...
+
+    def capture(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        session_id: str | None,
+        tags: list[str],
+        wait_s: float,
+    ) -> Captured: ...
+
+    def close(self) -> None: ...
+
+
+class EmbeddedBackend:
+    """A local home. Smart ingest runs in this process's task worker."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.describe = f"embedded store at {memory.service.home}"
+
+    def profile(self) -> dict[str, Any]:
+        return build_profile(self.memory.service)
+
+    def recent(self, limit: int) -> list[MemoryRecord]:
+        return self.memory.list(limit=limit)
+
+    def search(self, query: str, limit: int) -> list[ScoredMemory]:
+        return self.memory.search(query, limit=limit)
+
+    def remember(self, content: str, *, tags: list[str], key: str) -> MemoryRecord:
+        return self.memory.add(content, tags=tags, source=SOURCE, key=key)
+
+    def capture(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        session_id: str | None,
+        tags: list[str],
+        wait_s: float,
+    ) -> Captured:
+        """Store the turns now; wait up to ``wait_s`` for the extraction, no longer.
+
+        A task still queued or running after that is ``pending``: the caller
+        hands it on rather than let closing the store wait for it.
+        """
+        result = self.memory.ingest(
+            messages, mode="smart", session_id=session_id, tags=tags, source=SOURCE
+        )
+        try:
+            status = str(self.memory.wait_for_task(result.task_id, wait_s)["status"])
+        except ValidationError:  # still queued or running
+            status = str(self.memory.task(result.task_id)["status"])
+        pending = status not in ("completed", "failed")
+        return Captured(result.task_id, result.stored_count, status, pending)
+
+    def close(self) -> None:
+        self.memory.close()
+
+
+class RemoteBackend:
+    """A memoryd (or ourmem) server; its own worker runs smart ingest."""
+
+    def __init__(self, url: str, api_key: str | None, timeout_s: float) -> None:
+        self.remote = RemoteMemory(url, api_key, timeout=timeout_s)
+        self.describe = f"server at {url}"
+        self._down: ServerError | None = None
+
+    def _guard(self) -> None:
+        if self._down is not None:
+            raise ServerError(f"skipped: {self._down.message}")
+
+    def _mark(self, exc: ServerError) -> None:
+        self._down = exc
+
+    def profile(self) -> dict[str, Any]:
+        self._guard()
+        try:
+            # RemoteMemory has no profile method: the route is the one ourmem clients call
+            data = self.remote._call("GET", "/v1/profile")
+        except ServerError as exc:
+            self._mark(exc)
+            raise
+        if not isinstance(data, dict):
+            raise ServerError("GET /v1/profile did not answer a JSON object")
+        return data
+
+    def recent(self, limit: int) -> list[MemoryRecord]:
+        self._guard()
+        try:
+            return self.remote.list(limit=limit, offset=0)
+        except ServerError as exc:
+            self._mark(exc)
+            raise
+
+    def search(self, query: str, limit: int) -> list[ScoredMemory]:
+        self._guard()
+        try:
+            return self.remote.search(query, limit=limit)
+        except ServerError as exc:
+            self._mark(exc)
+            raise
+
+    def remember(self, content: str, *, tags: list[str], key: str) -> MemoryRecord:
+        self._guard()
+        try:
+            return self.remote.add(content, tags=tags, source=SOURCE, key=key)
+        except ServerError as exc:
+            self._mark(exc)
+            raise
+
+    def capture(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        session_id: str | None,
+        tags: list[str],
+        wait_s: float,
+    ) -> Captured:
+        """Send the turns; the server extracts in the background: nothing to wait for."""
+        self._guard()
+        try:
+            result = self.remote.ingest(
+                messages, mode="smart", session_id=session_id, tags=tags, source=SOURCE
+            )
+        except ServerError as exc:
+            self._mark(exc)
+            raise
+        return Captured(result.task_id, result.stored_count, "sent")
+
+    def close(self) -> None:
+        self.remote.close()
+
+
+def open_backend(config: HookConfig) -> HookBackend:
+    if config.url:
+        return RemoteBackend(config.url, config.api_key, config.http_timeout_s)
+    return EmbeddedBackend(Memory(config.home))

@@ -1,0 +1,258 @@
+"""One hook invocation as a process: stdin in, hook JSON out, within a hard deadline, exit 0.
+
+Everything a hook does (reading stdin, opening the store, loading the model,
+talking to a server) runs in a worker thread that the main thread waits
+for no longer than the event's deadline, set under the timeout the plugin's
+``hooks.json`` gives Claude Code. Past it, or on any error, the hook logs
+why and exits 0 with nothing on stdout, which Claude Code treats as a hook
+that had nothing to say: never a blocked prompt, stop or compaction.
+
+An embedded smart-ingest task that is still running when a capture hook is
+done is not waited for (closing the store would wait for it): a detached
+``memoryd hook drain`` process finishes it once this one has exited, and
+this one leaves with ``os._exit``. Were the drain process never to run,
+the task is still safe: the next worker to start on the home queues it
+again (``TaskWorker.start``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import logging.handlers
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from memoryd.errors import ValidationError
+from memoryd.hooks import capture, session_start, user_prompt
+from memoryd.hooks.backend import HookBackend, open_backend
+from memoryd.hooks.config import HookConfig
+from memoryd.hooks.output import HookResult
+from memoryd.sdk import Memory
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Mapping[str, Any], HookBackend, HookConfig], HookResult]
+
+
+@dataclass(frozen=True)
+class Event:
+    name: str  # Claude Code's event name
+    handler: Handler
+    deadline_s: float  # under the plugin's hooks.json timeout for the event
+
+
+# the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30 seconds
+EVENTS: dict[str, Event] = {
+    "session-start": Event("SessionStart", session_start.run, 12.0),
+    "user-prompt": Event("UserPromptSubmit", user_prompt.run, 7.0),
+    "stop": Event("Stop", capture.stop, 25.0),
+    "pre-compact": Event("PreCompact", capture.pre_compact, 25.0),
+}
+MAX_STDIN_BYTES = 8 * 1024 * 1024
+LOG_MAX_BYTES = 1024 * 1024
+LOG_BACKUPS = 1
+LOG_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+# the drain process: how long it waits for the hook to exit, and for the task to finish
+PARENT_EXIT_WAIT_S = 30.0
+DRAIN_MAX_S = 900.0
+
+
+def start_log(config: HookConfig) -> Callable[[], None]:
+    """Log memoryd's records to the hook log (stderr if it cannot be opened); returns the undo.
+
+    Never to stdout: Claude Code parses stdout as the hook's answer. The undo
+    puts the logger back as it was, for callers that run a hook in process.
+    """
+    logger = logging.getLogger("memoryd")
+    level = logger.level
+    handler: logging.Handler
+    problem: OSError | None = None
+    try:
+        config.log_path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            config.log_path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+        )
+    except OSError as exc:
+        handler, problem = logging.StreamHandler(sys.stderr), exc
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    if problem is not None:
+        log.warning("cannot open the hook log %s: %s", config.log_path, problem)
+
+    def undo() -> None:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        handler.close()
+
+    return undo
+
+
+def read_payload(stream: BinaryIO) -> dict[str, Any]:
+    """The hook's JSON object from stdin; ``{}`` (and a log line) for anything else."""
+    data = stream.read(MAX_STDIN_BYTES + 1)
+    if len(data) > MAX_STDIN_BYTES:
+        log.warning("hook input is over %d bytes: ignored", MAX_STDIN_BYTES)
+        return {}
+    if not data.strip():
+        return {}
+    try:
+        payload = json.loads(data.decode("utf-8", errors="replace"))
+    except ValueError as exc:
+        log.warning("hook input is not JSON: %s", exc)
+        return {}
+    if not isinstance(payload, dict):
+        log.warning("hook input is not a JSON object")
+        return {}
+    return payload
+
+
+def run_hook(
+    command: str,
+    *,
+    home: Path | None = None,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    environ: Mapping[str, str] | None = None,
+    exit_process: bool = True,
+) -> int:
+    """Run one ``memoryd hook COMMAND``; the exit code is always 0.
+
+    ``exit_process=False`` (in-process callers) returns instead of leaving
+    with ``os._exit`` when the deadline passes or a task is handed on.
+    """
+    config = HookConfig.from_env(environ, home)
+    stop_log = start_log(config)
+    started = time.monotonic()
+    event = EVENTS[command]
+    out = stdout if stdout is not None else sys.stdout.buffer
+    for problem in config.problems:
+        log.warning("%s: %s (default used)", command, problem)
+
+    answered = threading.Event()
+    state: dict[str, Any] = {}
+
+    def work() -> None:
+        backend: HookBackend | None = None
+        try:
+            source = stdin if stdin is not None else sys.stdin.buffer
+            interactive = stdin is None and sys.stdin.isatty()
+            payload = {} if interactive else read_payload(source)
+            backend = open_backend(config)
+            state["result"] = event.handler(payload, backend, config)
+        except Exception:
+            log.exception("%s failed", command)
+        finally:
+            answered.set()
+        result: HookResult | None = state.get("result")
+        if backend is not None and (result is None or result.pending_task is None):
+            try:
+                backend.close()
+            except Exception:
+                log.exception("%s: closing the store failed", command)
+
+    thread = threading.Thread(target=work, name=f"memoryd-hook-{command}", daemon=True)
+    thread.start()
+    if not answered.wait(event.deadline_s):
+        log.error(
+            "%s: no answer within %.0fs; gave up, nothing injected", command, event.deadline_s
+        )
+        return _leave(stop_log, exit_process)
+
+    result: HookResult | None = state.get("result")
+    if result is not None and result.output is not None:
+        try:
+            out.write(json.dumps(result.output, ensure_ascii=False).encode("utf-8") + b"\n")
+            out.flush()
+        except OSError as exc:
+            log.warning("%s: cannot write the answer: %s", command, exc)
+    if result is not None and result.pending_task is not None:
+        spawn_drain(result.pending_task, config)
+        log.info("%s: done in %.2fs", command, time.monotonic() - started)
+        return _leave(stop_log, exit_process)
+    thread.join(max(0.0, event.deadline_s - (time.monotonic() - started)))
+    if thread.is_alive():
+        log.error("%s: closing the store took too long; left without it", command)
+        return _leave(stop_log, exit_process)
+    log.info("%s: done in %.2fs", command, time.monotonic() - started)
+    stop_log()
+    return 0
+
+
+def _leave(stop_log: Callable[[], None], exit_process: bool) -> int:
+    """Exit now, whatever the worker thread is doing: the deadline is the promise."""
+    stop_log()
+    if exit_process:
+        sys.stdout.flush()
+        os._exit(0)
+    return 0
+
+
+def spawn_drain(task_id: str, config: HookConfig) -> None:
+    """Start a detached ``memoryd hook drain`` that finishes ``task_id`` after this process."""
+    args = [sys.executable, "-m", "memoryd.cli"]
+    if config.home is not None:
+        args += ["--home", str(config.home)]
+    args += ["hook", "drain", "--task", task_id, "--after-pid", str(os.getpid())]
+    try:
+        subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        log.warning(
+            "cannot start the drain process (%s): task %s waits for the next worker", exc, task_id
+        )
+    else:
+        log.info("task %s still running: handed to a background process", task_id)
+
+
+def _gone(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) would terminate it on Windows
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def drain(task_id: str, after_pid: int | None, *, home: Path | None = None) -> int:
+    """Finish an ingest task a hook left running, once that hook's process has exited.
+
+    The task's worker (the hook's) is dead by then, so this process's worker
+    queues it again on start and runs it, with no time limit but
+    ``DRAIN_MAX_S``: nobody is waiting for this process.
+    """
+    config = HookConfig.from_env(home=home)
+    stop_log = start_log(config)
+    try:
+        deadline = time.monotonic() + PARENT_EXIT_WAIT_S
+        while after_pid and not _gone(after_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with Memory(config.home) as memory:
+            memory.service.start_worker()
+            try:
+                task = memory.wait_for_task(task_id, DRAIN_MAX_S)
+                log.info("drain: task %s %s", task_id, task["status"])
+            except ValidationError as exc:
+                log.warning("drain: %s; it resumes on the next worker start", exc.message)
+    except Exception:
+        log.exception("drain of task %s failed", task_id)
+    finally:
+        stop_log()
+    return 0

@@ -1,0 +1,87 @@
+"""UserPromptSubmit: memories relevant to the prompt, and "remember this" kept on request.
+
+The prompt is the best query there is for what the user is about to need,
+so it is searched (semantic and keyword) before the model sees it. Turns of
+the current session are left out: they are in the context already.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+from memoryd.hooks.backend import HookBackend
+from memoryd.hooks.config import HookConfig
+from memoryd.hooks.output import HookResult, attempt, context_output
+from memoryd.hooks.remember import memory_key, remember_request
+from memoryd.ingest.privacy import redact
+from memoryd.inject import estimate_tokens, inert, render_context
+from memoryd.models import Memory as MemoryRecord
+from memoryd.models import ScoredMemory
+
+log = logging.getLogger(__name__)
+
+EVENT = "UserPromptSubmit"
+SEARCH_LIMIT = 10
+# a prompt's start says what it is about; a pasted log after it only blurs the query
+MAX_QUERY_CHARS = 500
+MIN_QUERY_CHARS = 3
+REMEMBER_TAGS = ["remembered", "claude-code"]
+SAVED_NOTE = "memoryd saved to long-term memory, as the user asked: "
+BARE_NOTE = (
+    "The user asked to remember something from this conversation without saying it in "
+    "this prompt: save what they mean with the memory_store tool (memoryd MCP server)."
+)
+
+
+def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) -> HookResult:
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return HookResult()
+    notes: list[str] = []
+    saved: list[MemoryRecord] = []
+    request = remember_request(prompt)
+    if request is not None:
+        for fact in request.facts:
+            public = redact(fact)  # before the key too: no slot derived from private text
+            if public is None:
+                continue
+            memory = attempt("remember", partial(_remember, backend, public), None)
+            if memory is not None:
+                saved.append(memory)
+        shown = [s for s in (inert(m.content) for m in saved) if s]
+        if shown:
+            notes.append(SAVED_NOTE + " | ".join(f'"{s}"' for s in shown))
+        if request.bare:
+            notes.append(BARE_NOTE)
+
+    results: list[ScoredMemory] = []
+    query = redact(prompt.strip())  # a private block is not a search term either
+    if query and len(query) >= MIN_QUERY_CHARS:
+        found = attempt(
+            "search", lambda: backend.search(query[:MAX_QUERY_CHARS], SEARCH_LIMIT), results
+        )
+        session = payload.get("session_id")
+        skip = {m.id for m in saved}
+        results = [
+            r
+            for r in found
+            if r.memory.id not in skip and not (session and r.memory.session_id == session)
+        ]
+    # the notes are part of what the prompt costs: the recall gets what they leave
+    budget = config.prompt_tokens - (estimate_tokens("\n\n".join(notes)) + 1 if notes else 0)
+    text = render_context(results, budget_tokens=max(0, budget))
+    context = "\n\n".join(part for part in (text, *notes) if part)
+    log.info(
+        "user-prompt: %d memories found, %d saved, injected %d tokens",
+        len(results),
+        len(saved),
+        estimate_tokens(context),
+    )
+    return HookResult(context_output(EVENT, context))
+
+
+def _remember(backend: HookBackend, fact: str) -> MemoryRecord | None:
+    return backend.remember(fact, tags=REMEMBER_TAGS, key=memory_key(fact))

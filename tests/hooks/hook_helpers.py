@@ -1,0 +1,50 @@
+"""Running ``memoryd hook`` as Claude Code does: a process, JSON on stdin, stdout captured."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+HOOK_TIMEOUT_S = 60
+
+
+@dataclass
+class Ran:
+    code: int
+    out: str
+    err: str
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment without any memoryd or ourmem setting, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORYD_", "OMEM_"))}
+    env.update(PYTHONIOENCODING="utf-8", **extra)
+    return env
+
+
+def run_hook_process(command: str, stdin: dict[str, Any] | str, env: dict[str, str]) -> Ran:
+    """``memoryd hook COMMAND`` as Claude Code runs it: JSON on stdin, stdout captured."""
+    data = stdin if isinstance(stdin, str) else json.dumps(stdin, ensure_ascii=False)
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "memoryd.cli", "hook", command],
+        input=data.encode("utf-8"),
+        capture_output=True,
+        env=env,
+        timeout=HOOK_TIMEOUT_S,
+    )
+    return Ran(
+        proc.returncode,
+        proc.stdout.decode("utf-8"),
+        proc.stderr.decode("utf-8", errors="replace"),
+        time.monotonic() - started,
+    )

@@ -21,6 +21,16 @@ console = Console()
 REPORTS = WORK_DIR
 
 
+IngestOption = Annotated[
+    str, typer.Option(help="raw (turns only) or smart (turns and distilled memories).")
+]
+
+
+def _check_ingest(mode: str) -> None:
+    if mode not in ("raw", "smart"):
+        raise typer.BadParameter("--ingest must be raw or smart")
+
+
 def _recipe(name: str) -> SearchConfig:
     if name not in RECIPES:
         raise typer.BadParameter(f"unknown recipe {name!r}; one of {', '.join(RECIPES)}")
@@ -69,15 +79,12 @@ def longmemeval(
     out: Annotated[Path, typer.Option()] = REPORTS / "longmemeval.json",
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
     recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
-    ingest: Annotated[
-        str, typer.Option(help="raw (turns only) or smart (turns and distilled memories).")
-    ] = "raw",
+    ingest: IngestOption = "raw",
 ) -> None:
     """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
     from bench import longmemeval as lme
 
-    if ingest not in ("raw", "smart"):
-        raise typer.BadParameter("--ingest must be raw or smart")
+    _check_ingest(ingest)
     report = lme.run(
         path,
         limit,
@@ -97,11 +104,20 @@ def locomo(
     out: Annotated[Path, typer.Option()] = REPORTS / "locomo.json",
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
     recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
+    ingest: IngestOption = "raw",
 ) -> None:
     """LoCoMo, turn level: recall@5/@10 of evidence turns, session R@5 (any)."""
     from bench import locomo as lc
 
-    report = lc.run(path, limit, bench_embedder(), config=_recipe(recipe), baselines=baselines)
+    _check_ingest(ingest)
+    report = lc.run(
+        path,
+        limit,
+        bench_embedder(),
+        config=_recipe(recipe),
+        baselines=baselines,
+        ingest_mode=ingest,
+    )
     _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
 
 

@@ -30,6 +30,10 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 WORK_DIR = Path(os.environ.get("MEMORYD_BENCH_DIR", ROOT / "bench" / "reports"))
 CACHE_DIR = WORK_DIR / "cache"
 
+# --ingest smart: how long one smart-ingest task may take, and what the report says it did
+SMART_TASK_TIMEOUT_S = 600
+SMART_NOTE = ": the raw turns and the memories smart ingest distils from them"
+
 
 class CachedEmbedder(Embedder):
     """Wraps a model with an on-disk cache shared by every question of a run.

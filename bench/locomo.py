@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.baselines import Baselines
-from bench.common import CachedEmbedder, rank_groups, run_all, summarize
+from bench.common import (
+    SMART_NOTE,
+    SMART_TASK_TIMEOUT_S,
+    CachedEmbedder,
+    rank_groups,
+    run_all,
+    summarize,
+)
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
@@ -74,12 +81,17 @@ def score(ranked_turns: list[str], evidence: list[str]) -> dict[str, float]:
 
 
 def run_conversation(
-    sample: dict[str, Any], embedder: CachedEmbedder, config: SearchConfig, baselines: bool
+    sample: dict[str, Any],
+    embedder: CachedEmbedder,
+    config: SearchConfig,
+    baselines: bool,
+    ingest_mode: str = "raw",
 ) -> list[dict[str, Any]]:
     conv = sample["conversation"]
     dia_of_memory: dict[str, str] = {}
     texts, dia_ids = [], []
     rows: list[dict[str, Any]] = []
+    tasks: list[str] = []
     with tempfile.TemporaryDirectory(prefix="memoryd-locomo-") as home:
         svc = MemoryService(home, embedder=embedder)
         try:
@@ -92,11 +104,15 @@ def run_conversation(
                         [{"role": turn["speaker"], "content": text}],
                         session_id=f"{sample['sample_id']}-s{number}",
                         dates=date,
+                        mode=ingest_mode,
                     )
+                    tasks.append(result.task_id)
                     for memory_id in result.memory_ids:
                         dia_of_memory[memory_id] = turn["dia_id"]
                     texts.append(text)
                     dia_ids.append(turn["dia_id"])
+            for task_id in tasks if ingest_mode == "smart" else ():
+                svc.wait_for_task(task_id, timeout_s=SMART_TASK_TIMEOUT_S)
             known = set(dia_ids)
             base = Baselines(embedder, texts, dia_ids) if baselines else None
             for item in sample["qa"]:
@@ -139,10 +155,13 @@ def run(
     embedder: CachedEmbedder,
     config: SearchConfig = DEFAULT_RECIPE,
     baselines: bool = True,
+    ingest_mode: str = "raw",
 ) -> dict[str, Any]:
     samples = load(path)[:limit] if limit else load(path)
     rows, wall_s = run_all(
-        "locomo", samples, lambda sample: run_conversation(sample, embedder, config, baselines)
+        "locomo",
+        samples,
+        lambda sample: run_conversation(sample, embedder, config, baselines, ingest_mode),
     )
     return {
         "benchmark": "locomo_turn",
@@ -151,8 +170,10 @@ def run(
         "metrics": aggregate(rows),
         "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
         "config": {
-            "ingest": "raw turns, speaker as role, each with its session date "
-            "(MemoryService.ingest mode=raw)",
+            "ingest": "turns, speaker as role, each with its session date "
+            f"(MemoryService.ingest mode={ingest_mode}"
+            + (SMART_NOTE if ingest_mode == "smart" else "")
+            + ")",
             "search_limit": SEARCH_LIMIT,
             "recipe": config,
         },

@@ -16,14 +16,20 @@ from pathlib import Path
 from typing import Any
 
 from bench.baselines import Baselines
-from bench.common import CachedEmbedder, ndcg_at, rank_groups, run_all, summarize
+from bench.common import (
+    SMART_NOTE,
+    SMART_TASK_TIMEOUT_S,
+    CachedEmbedder,
+    ndcg_at,
+    rank_groups,
+    run_all,
+    summarize,
+)
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
 KS = (5, 10)
 SEARCH_LIMIT = 50  # results to fetch so that at least 10 sessions are ranked
-SMART_TASK_TIMEOUT_S = 600
-SMART_NOTE = ": the raw turns and the memories smart ingest distils from them"
 BASELINE_DEPTH = 200
 
 
@@ -137,11 +143,8 @@ def run(
         "config": {
             "ingest": "turns, user and assistant, each with its session date "
             f"(MemoryService.ingest mode={ingest_mode}"
-            + (
-                ": the raw turns and the memories smart ingest distils from them)"
-                if ingest_mode == "smart"
-                else ")"
-            ),
+            + (SMART_NOTE if ingest_mode == "smart" else "")
+            + ")",
             "search_limit": SEARCH_LIMIT,
             "now": "wall clock (some evidence sessions are dated after their question)",
             "recipe": config,

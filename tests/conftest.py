@@ -10,6 +10,21 @@ import pytest
 from memoryd.embed.local import LocalEmbedder
 from memoryd.service import MemoryService
 
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test talks to loopback only (servers, the scripted LLM): never through a proxy.
+
+    httpx honours the proxy variables of the machine, and so do the
+    processes a test starts, which inherit this environment.
+    """
+    for name in PROXY_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+
 
 @pytest.fixture(scope="session")
 def embedder() -> LocalEmbedder:

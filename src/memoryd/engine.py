@@ -111,8 +111,12 @@ class Engine:
         except StorageError as exc:  # recall counts are not worth failing a search over
             log.warning("could not record recall of %d memories: %s", len(ids), exc)
 
-    def close(self) -> None:
+    def stop_workers(self) -> None:
+        """Let the task workers finish what they hold, then stop them: the store stays still."""
         for worker in self.workers.values():
             worker.stop()
+
+    def close(self) -> None:
+        self.stop_workers()
         self.background.shutdown(wait=True)
         self.store.close()

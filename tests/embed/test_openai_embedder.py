@@ -34,7 +34,6 @@ from memoryd.service import MemoryService
 
 DIM = 8
 MODEL = "test-embed"
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
 def scripted_vector(text: str, dim: int = DIM) -> list[float]:
@@ -145,15 +144,6 @@ class FakeEmbeddingServer:
                 pass
 
         return Handler
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The local server must be reached directly, whatever proxy the machine uses."""
-    for name in PROXY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
 @pytest.fixture

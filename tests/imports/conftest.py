@@ -11,7 +11,7 @@ for folder in ("server", "llm"):
         sys.path.insert(0, str(TESTS / folder))
 
 
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 from server_harness import RunningServer, TenantClient, start_server  # noqa: E402
@@ -30,9 +30,21 @@ def server(
 
 
 @pytest.fixture
-def tenant(server: RunningServer) -> Iterator[TenantClient]:
-    with server.client() as anonymous:
-        body = anonymous.post("/v1/tenants", json={"name": "importer"}).json()
-    http = server.client(body["api_key"])
-    yield TenantClient(body["id"], body["api_key"], http)
-    http.close()
+def make_tenant(server: RunningServer) -> Iterator[Callable[[str], TenantClient]]:
+    """Tenants made through ``POST /v1/tenants``, each with an authenticated client."""
+    made: list[TenantClient] = []
+
+    def make(name: str) -> TenantClient:
+        with server.client() as anonymous:
+            body = anonymous.post("/v1/tenants", json={"name": name}).json()
+        made.append(TenantClient(body["id"], body["api_key"], server.client(body["api_key"])))
+        return made[-1]
+
+    yield make
+    for t in made:
+        t.http.close()
+
+
+@pytest.fixture
+def tenant(make_tenant: Callable[[str], TenantClient]) -> TenantClient:
+    return make_tenant("importer")

@@ -35,8 +35,6 @@ from memoryd.prompts import (
     SECTION_SYSTEM,
 )
 
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
-
 
 def fact(text: str, category: str = "entities") -> dict[str, object]:
     return {"l0_abstract": text, "l2_content": text, "category": category, "importance": 0.8}
@@ -59,13 +57,6 @@ def answer(request: Recorded) -> str:
     if system == RECONCILE_SYSTEM:
         return json.dumps({"decisions": []})  # leave it to the rules
     raise AssertionError(f"unexpected prompt: {system[:80]}")
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROXY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
 @pytest.fixture(scope="module")

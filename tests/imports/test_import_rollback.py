@@ -102,7 +102,6 @@ def test_a_running_import_cannot_be_rolled_back_or_rerun(tenant: TenantClient) -
 
 
 # ---------------------------------------------------------------------- crash
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
 def slow_summaries(request: Recorded) -> Reply:
@@ -127,9 +126,6 @@ def progress(home: Path, import_id: str) -> tuple[str, int, int]:
 def test_an_import_killed_mid_way_resumes_from_a_clean_slate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in PROXY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     home = tmp_path / "home"
     with ScriptedLLM(slow_summaries) as llm:
         monkeypatch.setenv("MEMORYD_LLM_BASE_URL", llm.url)

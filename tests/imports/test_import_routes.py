@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -20,7 +20,7 @@ from samples import (
     long_text,
     pdf,
 )
-from server_harness import RunningServer, TenantClient, start_server
+from server_harness import TenantClient, start_server
 
 from memoryd.embed.local import LocalEmbedder
 from memoryd.imports.runner import PASSAGE_MAX_CHARS
@@ -158,7 +158,9 @@ def test_list_rerun_and_cross_reconcile(tenant: TenantClient) -> None:
     assert linked["relations_created"] >= 0
 
 
-def test_errors_are_clear(tenant: TenantClient, bob: TenantClient) -> None:
+def test_errors_are_clear(tenant: TenantClient, make_tenant: Callable[[str], TenantClient]) -> None:
+    bob = make_tenant("bob")
+
     def error(response: httpx.Response) -> tuple[int, str]:
         return response.status_code, response.json()["error"]["message"]
 
@@ -178,15 +180,6 @@ def test_errors_are_clear(tenant: TenantClient, bob: TenantClient) -> None:
     task = imported(tenant, "h.md", b"# Note\n\nOne line.")
     assert bob.http.get(f"/v1/imports/{task['id']}").status_code == 404  # another tenant's
     assert bob.http.post(f"/v1/imports/{task['id']}/rollback").status_code == 404
-
-
-@pytest.fixture
-def bob(server: RunningServer) -> Iterator[TenantClient]:
-    with server.client() as anonymous:
-        body = anonymous.post("/v1/tenants", json={"name": "bob"}).json()
-    http = server.client(body["api_key"])
-    yield TenantClient(body["id"], body["api_key"], http)
-    http.close()
 
 
 def test_files_over_the_limit_are_refused(

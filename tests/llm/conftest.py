@@ -14,16 +14,6 @@ LLM_ENV = (
     "MEMORYD_LLM_TIMEOUT_S",
     "MEMORYD_LLM_JSON_MODE",
 )
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """httpx honours proxy variables; the scripted server is on loopback."""
-    for name in PROXY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
 @pytest.fixture(autouse=True)

@@ -64,15 +64,7 @@ class RerankServer:
 
 
 @pytest.fixture
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """httpx honours proxy variables; the local server must be reached directly."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("all_proxy", raising=False)
-
-
-@pytest.fixture
-def server(no_proxy: None) -> Iterator[RerankServer]:
+def server() -> Iterator[RerankServer]:
     state: RerankServer
 
     class Handler(BaseHTTPRequestHandler):
@@ -302,7 +294,7 @@ def test_index_out_of_range_keeps_scores(server: RerankServer) -> None:
     assert_untouched(cross_encoder_rerank(candidates(), QUERY, enc, SEED_RECIPE))
 
 
-def test_connection_refused_keeps_scores(no_proxy: None) -> None:
+def test_connection_refused_keeps_scores() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -168,7 +168,9 @@ def test_errors_inside_the_server_hide_their_trace(
 ) -> None:
     running, stop = start_server(tmp_path / "home", embedder)
     try:
-        # a broken store: the request fails inside, the client gets a plain 500
+        # a broken store: the request fails inside, the client gets a plain 500 (the task
+        # workers stop first: closing a connection another thread is using crashes SQLite)
+        running.service.engine.stop_workers()
         running.service.store.close()
         running.service.store.path.unlink()
         running.service.store.path.mkdir()

@@ -30,15 +30,6 @@ from scripted_llm import Recorded, Reply, ScriptedLLM
 TASK_TIMEOUT_S = 60
 LLM_TIMEOUT_S = 1.5  # short, for the timeout case; the scripted answers are instant
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The LLM client (httpx) honours proxy variables; the scripted server is on loopback."""
-    for name in PROXY_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
 @pytest.fixture(scope="module")

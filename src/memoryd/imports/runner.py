@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from memoryd.errors import MemorydError
 from memoryd.imports.extract import chunk_facts, rule_fact, summary_fact
@@ -30,12 +30,13 @@ from memoryd.ingest.reconcile import Fact
 from memoryd.ingest.rules import MAX_L0_CHARS
 from memoryd.ingest.select import MESSAGE_BUDGET
 from memoryd.ingest.smart import LLM, LLM_FAILED, Report, SmartIngest, facts_from_rules
-from memoryd.llm import LLMError, Usage
+from memoryd.llm import LLMClient, LLMError, Usage
 from memoryd.models import MemoryType
 from memoryd.prompts import DOCUMENT_SYSTEM, SECTION_SYSTEM
 from memoryd.store.imports import recording
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 IMPORT = "import"
 # seed 000 §1.2: at most 3 imports extract at once (reconciliation is
@@ -212,16 +213,12 @@ class ImportRunner:
             self._tick(import_id, p)
 
     def _chunk_facts(self, chunk: str, p: Progress) -> list[Fact]:
-        if self.llm is not None and p.extractor != LLM_FAILED:
-            try:
-                facts = chunk_facts(self.llm, chunk, p.usage)
-            except LLMError as exc:
-                p.errors.append(f"extraction: {exc.message}")
-                p.extractor = LLM_FAILED
-            else:
-                p.extractor = LLM
-                return facts
-        return facts_from_rules([("user", chunk)])
+        return self._by_llm(
+            "extraction",
+            lambda llm: chunk_facts(llm, chunk, p.usage),
+            lambda: facts_from_rules([("user", chunk)]),
+            p,
+        )
 
     def _summaries(
         self,
@@ -240,16 +237,27 @@ class ImportRunner:
             self._tick(import_id, p)
 
     def _summary(self, system: str, heading: str, text: str, p: Progress) -> Fact:
+        return self._by_llm(
+            "summary",
+            lambda llm: summary_fact(llm, system, text, p.usage),
+            lambda: rule_fact(text, heading),
+            p,
+        )
+
+    def _by_llm(
+        self, stage: str, ask: Callable[[LLMClient], T], rules: Callable[[], T], p: Progress
+    ) -> T:
+        """The LLM's answer; the rules' once it failed (and for the rest of the import)."""
         if self.llm is not None and p.extractor != LLM_FAILED:
             try:
-                fact = summary_fact(self.llm, system, text, p.usage)
+                answer = ask(self.llm)
             except LLMError as exc:
-                p.errors.append(f"summary: {exc.message}")
+                p.errors.append(f"{stage}: {exc.message}")
                 p.extractor = LLM_FAILED
             else:
                 p.extractor = LLM
-                return fact
-        return rule_fact(text, heading)
+                return answer
+        return rules()
 
 
 def _parts(text: str) -> Iterator[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memoryd.models import Category
-from memoryd.prompts.extraction import MAX_EXTRACTED_FACTS
+from memoryd.prompts.extraction import MAX_EXTRACTED_FACTS, lowercase
 
 _FIELDS = """\
 - "l0_abstract": one line (an index entry),
@@ -65,7 +65,4 @@ class SummaryAnswer(BaseModel):
     tags: list[str] = Field(default_factory=list)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
 
-    @field_validator("category", mode="before")
-    @classmethod
-    def _lower(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    _lower = field_validator("category", mode="before")(lowercase)

@@ -43,6 +43,11 @@ Answer with JSON only, no prose, no code fence:
 "category": "preferences", "tags": ["..."], "importance": 0.7}}]}}"""
 
 
+def lowercase(value: object) -> object:
+    """Models write "Preferences" as often as "preferences": accept any letter case."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 class ExtractedFactAnswer(BaseModel):
     """One fact as the model states it; ``category`` accepts any letter case."""
 
@@ -55,10 +60,7 @@ class ExtractedFactAnswer(BaseModel):
     tags: list[str] = Field(default_factory=list)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
 
-    @field_validator("category", mode="before")
-    @classmethod
-    def _lower(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    _lower = field_validator("category", mode="before")(lowercase)
 
 
 class ExtractionAnswer(BaseModel):

@@ -5,8 +5,10 @@ embedding cache, one transaction per batch) and kept under
 ``bench/reports/stores/`` for the next run. Measured at each size, in one
 process, single client:
 
-* raw ingest through ``MemoryService.ingest`` (the default capture path),
-  in turns/s, beside the bare embedder on the same texts (the physical limit);
+* raw ingest through ``MemoryService.ingest`` (the fast path every capture
+  takes), in turns/s, beside the bare embedder on the same texts (the
+  physical limit), and smart ingest (the server's default: the fast path,
+  then distillation by the rules) timed until its tasks are done;
 * direct adds through ``MemoryService.add``, in memories/s;
 * search latency p50/p95/p99 with the query embedding included, beside a
   plain dense scan and a plain FTS5 BM25 query over the same rows;
@@ -26,7 +28,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.common import WORK_DIR, Timer, bench_embedder
+from bench.common import SMART_TASK_TIMEOUT_S, WORK_DIR, Timer, bench_embedder
 from bench.synthetic import queries, sentences
 from memoryd.embed.local import LocalEmbedder
 from memoryd.models import Category, Memory, MemoryType
@@ -99,6 +101,18 @@ def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict
                     [{"role": "user", "content": t} for t in fresh[start : start + 16]],
                     session_id=f"speed-{start}",
                 )
+        said = [f"[{size}] smart {t}" for t in sentences(INGEST_TURNS, seed=3000 + size)]
+        with Timer() as smart:  # the server's default path: stored, then distilled, offline
+            tasks = [
+                svc.ingest(
+                    [{"role": "user", "content": t} for t in said[start : start + 16]],
+                    session_id=f"smart-{start}",
+                    mode="smart",
+                ).task_id
+                for start in range(0, len(said), 16)
+            ]
+            for task_id in tasks:
+                svc.wait_for_task(task_id, timeout_s=SMART_TASK_TIMEOUT_S)
         adds = [f"[{size}] direct {t}" for t in sentences(DIRECT_ADDS, seed=2000 + size)]
         with Timer() as direct:
             for text in adds:
@@ -127,6 +141,7 @@ def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict
         ingest_per_s=round(len(fresh) / ingest.seconds, 1),
         bare_embed_per_s=round(len(fresh) / bare.seconds, 1),
         ingest_vs_bare=round(bare.seconds / ingest.seconds, 3),
+        smart_ingest_per_s=round(len(said) / smart.seconds, 1),
         direct_add_per_s=round(len(adds) / direct.seconds, 1),
         search_p50_ms=search["p50"],
         search_p95_ms=search["p95"],
@@ -154,7 +169,8 @@ def run(sizes: list[int], n_queries: int) -> dict[str, Any]:
         "metrics": {str(r["size"]): r for r in rows},
         "config": {
             "ingest": f"{INGEST_TURNS} fresh turns via MemoryService.ingest in calls "
-            "of 16; bare = LocalEmbedder.embed on the same texts",
+            "of 16; bare = LocalEmbedder.embed on the same texts; smart = as many other turns "
+            "with mode=smart, timed until every task is done (rules, no LLM)",
             "search": f"{n_queries} queries, limit 10, query embedding included",
             "embedding_model": model.name,
         },
@@ -169,6 +185,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         "ingest_per_s",
         "bare_embed_per_s",
         "ingest_vs_bare",
+        "smart_ingest_per_s",
         "direct_add_per_s",
         "search_p50_ms",
         "search_p95_ms",

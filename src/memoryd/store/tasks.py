@@ -80,6 +80,12 @@ class TaskStore(Database):
 
     def claim_task(self, worker: str, kind: str) -> dict[str, Any] | None:
         """The oldest queued task of a space with nothing running, now running for ``worker``."""
+        # idle workers poll: a plain read first, the write lock only when there is work
+        queued = self.conn.execute(
+            "SELECT 1 FROM tasks WHERE status = 'queued' AND kind = ? LIMIT 1", (kind,)
+        ).fetchone()
+        if queued is None:
+            return None
         with self.write() as conn:
             row = conn.execute(
                 "SELECT id, tenant_id, space_id, payload, result, attempts FROM tasks t "

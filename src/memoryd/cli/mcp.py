@@ -15,7 +15,7 @@ import typer
 
 from memoryd.cli.app import app, err, state
 from memoryd.errors import MemorydError
-from memoryd.server.app import DEFAULT_HOST, is_loopback
+from memoryd.server.options import DEFAULT_HOST, is_loopback
 
 if TYPE_CHECKING:
     from memoryd.mcp.backend import Backend

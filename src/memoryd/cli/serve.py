@@ -6,12 +6,11 @@ import os
 from typing import Annotated
 
 import typer
-import uvicorn
 
 from memoryd.cli.app import app, console, err, state
 from memoryd.config import load_settings
 from memoryd.errors import MemorydError
-from memoryd.server.app import (
+from memoryd.server.options import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     ENV_HOST,
@@ -67,6 +66,8 @@ def serve(
         f"memoryd serving [bold]http://{host}:{port}[/bold] from {settings.home} "
         f"(API docs at /docs; tenant creation {'open' if opened else 'needs the admin key'})"
     )
+    import uvicorn  # only here: the other commands start without the web stack
+
     uvicorn.run(
         "memoryd.server.app:app_from_env",
         factory=True,

@@ -1,5 +1,22 @@
-"""The REST server: the ourmem wire contract over ``MemoryService`` (``memoryd serve``)."""
+"""The REST server: the ourmem wire contract over ``MemoryService`` (``memoryd serve``).
 
-from memoryd.server.app import ServeOptions, create_app
+``create_app`` is imported on first use, so code that needs only the serve
+options (the CLI's other commands) does not load FastAPI.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from memoryd.server.options import ServeOptions
+
+if TYPE_CHECKING:
+    from memoryd.server.app import create_app
 
 __all__ = ["ServeOptions", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from memoryd.server.app import create_app
+
+        return create_app
+    raise AttributeError(name)

@@ -7,11 +7,9 @@ variables that ``memoryd serve`` sets.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -19,40 +17,20 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
-from memoryd.errors import ValidationError
 from memoryd.imports.service import start_import_worker
 from memoryd.server import errors
 from memoryd.server.errors import CompactJSON
 from memoryd.server.guard import Guard, GuardOptions
+from memoryd.server.options import (
+    DEFAULT_HOST,
+    ENV_HOST,
+    ENV_NO_AUTH,
+    ServeOptions,
+    is_loopback,
+)
 from memoryd.server.routes import imports, memories, portability, spaces, stats, tenants
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenants import Tenants
-
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8080
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-@dataclass
-class ServeOptions:
-    host: str = DEFAULT_HOST
-    no_auth: bool = False
-    open_tenants: bool | None = None  # None: the settings' value, else open on loopback
-
-    def check(self) -> None:
-        if self.no_auth and not is_loopback(self.host):
-            raise ValidationError(
-                f"--no-auth is only allowed on a loopback address, not {self.host}: anyone "
-                "who can reach the port would own every memory"
-            )
 
 
 def create_app(
@@ -111,10 +89,6 @@ def create_app(
         CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"]
     )
     return app
-
-
-ENV_HOST = "MEMORYD_SERVE_HOST"
-ENV_NO_AUTH = "MEMORYD_SERVE_NO_AUTH"
 
 
 def app_from_env() -> FastAPI:

@@ -228,6 +228,13 @@ class RemoteMemory:
         result: dict[str, Any] = self._call("GET", "/v1/stats")
         return result
 
+    def profile(self, query: str | None = None) -> dict[str, Any]:
+        params = {"q": query} if query else {}
+        result = self._call("GET", "/v1/profile", params=params)
+        if not isinstance(result, dict):
+            raise ServerError("GET /v1/profile did not answer a JSON object")
+        return result
+
     # portability
     def export(self, path: Path | str, progress: Progress | None = None) -> int:
         text: str = self._call("GET", "/v1/export")

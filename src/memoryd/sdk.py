@@ -111,6 +111,12 @@ class Memory:
     def stats(self) -> dict[str, Any]:
         return self.service.stats()
 
+    def profile(self, query: str | None = None) -> dict[str, Any]:
+        """The synthesized user profile: stable facts and recent context (reference §4.11)."""
+        from memoryd.profile import build_profile
+
+        return build_profile(self.service, query)
+
     # portability
     def export(self, path: Path | str, progress: Progress | None = None) -> int:
         with Path(path).open("w", encoding="utf-8") as out:

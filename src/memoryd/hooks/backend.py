@@ -17,7 +17,6 @@ from memoryd.errors import ValidationError
 from memoryd.hooks.config import HookConfig
 from memoryd.models import Memory as MemoryRecord
 from memoryd.models import ScoredMemory
-from memoryd.profile import build_profile
 from memoryd.sdk import Memory
 
 log = logging.getLogger(__name__)
@@ -66,7 +65,7 @@ class EmbeddedBackend:
         self.describe = f"embedded store at {memory.service.home}"
 
     def profile(self) -> dict[str, Any]:
-        return build_profile(self.memory.service)
+        return self.memory.profile()
 
     def recent(self, limit: int) -> list[MemoryRecord]:
         return self.memory.list(limit=limit)
@@ -122,14 +121,10 @@ class RemoteBackend:
     def profile(self) -> dict[str, Any]:
         self._guard()
         try:
-            # RemoteMemory has no profile method: the route is the one ourmem clients call
-            data = self.remote._call("GET", "/v1/profile")
+            return self.remote.profile()
         except ServerError as exc:
             self._mark(exc)
             raise
-        if not isinstance(data, dict):
-            raise ServerError("GET /v1/profile did not answer a JSON object")
-        return data
 
     def recent(self, limit: int) -> list[MemoryRecord]:
         self._guard()

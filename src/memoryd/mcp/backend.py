@@ -233,7 +233,7 @@ class RemoteBackend(Backend):
         return self._call("PUT", f"/v1/memories/{_seg(memory_id)}", json=body)
 
     def profile(self) -> Json:
-        return self._call("GET", "/v1/profile")
+        return self.remote.profile()
 
     def list_recent(self, limit: int) -> Json:
         return self._call("GET", "/v1/memories", params={"limit": limit, "offset": 0})

@@ -20,7 +20,6 @@ from memoryd.models import Memory, State, utcnow
 from memoryd.store.aggregates import AggregateStore
 from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
-from memoryd.store.fts import build_query
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.imports import ImportStore
 from memoryd.store.rows import (
@@ -32,14 +31,13 @@ from memoryd.store.rows import (
     to_us,
     vector_to_blob,
 )
+from memoryd.store.search import SearchLegs
 from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
 from memoryd.store.vector_index import IndexRow, VectorIndex
 
 DB_FILENAME = "memoryd.db"
-# the keyword leg ranks this many times k in the index before filtering
-BM25_PROBE_FACTOR = 4
 # what one recall adds to a memory's confidence (seed 001's holographic trust)
 RECALL_TRUST_STEP = 0.02
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
@@ -47,10 +45,10 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
-class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore):
+class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
-        self.index: VectorIndex | None = None
+        self.index = None
 
     def bind_embedding_model(
         self, name: str, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD
@@ -343,121 +341,3 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStor
             }
             for a, o, n, actor, at in rows
         ]
-
-    # ------------------------------------------------------------------ search legs
-    def _sync_index(self, space_id: str) -> None:
-        """Catch the space's index up with every committed write, from any process."""
-        assert self.index is not None, "bind_embedding_model() first"
-        space = self.index.space(space_id)
-        with space.lock, self.read() as conn:
-            seq = int(conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0])
-            if seq == space.seq:
-                return
-            rows = conn.execute(
-                "SELECT rowid, vector, state, invalidated_at, valid_to, expires_at, valid_from "
-                "FROM memories WHERE space_id = ? AND seq > ?",
-                (space_id, space.seq),
-            ).fetchall()
-            space.apply(
-                [
-                    IndexRow(
-                        rowid=r[0],
-                        vector=blob_to_vector(r[1]),
-                        alive=r[2] != "deleted",
-                        invalidated_at=r[3],
-                        valid_to=r[4],
-                        expires_at=r[5],
-                        valid_from=r[6],
-                    )
-                    for r in rows
-                ]
-            )
-            space.seq = seq
-
-    def allowed_rowids(
-        self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter
-    ) -> npt.NDArray[np.int64]:
-        where, params = where_clause(tenant_id, space_ids, f)
-        rows = self.conn.execute(f"SELECT m.rowid FROM memories m WHERE {where}", params).fetchall()
-        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-
-    def vector_search(
-        self,
-        tenant_id: str,
-        space_id: str,
-        query: npt.NDArray[np.float32],
-        k: int,
-        f: MemoryFilter,
-    ) -> list[tuple[int, float]]:
-        if not self.is_member(tenant_id, space_id):
-            return []
-        self._sync_index(space_id)
-        assert self.index is not None
-        space = self.index.space(space_id)
-        allowed = self.allowed_rowids(tenant_id, [space_id], f) if f.is_narrowing() else None
-        live_at = None if f.as_of is not None or f.live_at is None else to_us(f.live_at)
-        with space.lock:
-            return space.search(query, k, live_at=live_at, allowed=allowed)
-
-    def _fts_top(
-        self, table: str, match: str, where: str, params: list[Any], k: int
-    ) -> list[tuple[int, float]]:
-        """The ``k`` best rows of one index that pass the filter.
-
-        Ranking the index alone and filtering the few winners is several times
-        cheaper than joining every match to its row; only when too few of the
-        winners pass (other spaces, old versions) does it fall back to the join.
-        """
-        probe = k * BM25_PROBE_FACTOR
-        top = self.conn.execute(
-            f"SELECT rowid, -rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",
-            (match, probe),
-        ).fetchall()
-        if top:
-            # CROSS JOIN keeps SQLite on the rowids: left to itself, the planner
-            # would walk the whole space through the (tenant, space) index
-            passing = {
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT m.rowid FROM json_each(?) AS c CROSS JOIN memories m "
-                    f"ON m.rowid = c.value WHERE {where}",
-                    (json.dumps([r[0] for r in top]), *params),
-                )
-            }
-            kept = [(rowid, score) for rowid, score in top if rowid in passing]
-            if len(kept) >= k or len(top) < probe:
-                return kept[:k]
-        rows = self.conn.execute(
-            f"SELECT f.rowid, -bm25({table}) FROM {table} f "
-            f"JOIN memories m ON m.rowid = f.rowid "
-            f"WHERE {table} MATCH ? AND {where} ORDER BY bm25({table}) LIMIT ?",
-            (match, *params, k),
-        ).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows]
-
-    def bm25_search(
-        self, tenant_id: str, space_id: str, text: str, k: int, f: MemoryFilter
-    ) -> list[tuple[int, float]]:
-        """Keyword leg: (rowid, BM25 relevance, higher is better), best first."""
-        query = build_query(text)
-        where, params = where_clause(tenant_id, [space_id], f)
-        scored: dict[int, float] = {}
-        for table, match in (("memories_fts", query.words), ("memories_tri", query.trigrams)):
-            if not match:
-                continue
-            try:
-                rows = self._fts_top(table, match, where, params, k)
-            except sqlite3.OperationalError as exc:
-                raise StorageError(f"full-text search failed: {exc}") from exc
-            for rowid, score in rows:
-                scored[rowid] = max(scored.get(rowid, 0.0), float(score))
-        for sub in query.substrings:
-            floor = min(scored.values(), default=1.0) * 0.5
-            for (rowid,) in self.conn.execute(
-                f"SELECT m.rowid FROM memories m WHERE {where} AND "
-                "(instr(m.content, ?) > 0 OR instr(m.l0_abstract, ?) > 0) LIMIT ?",
-                (*params, sub, sub, k),
-            ):
-                scored.setdefault(rowid, floor)
-        ranked = sorted(scored.items(), key=lambda kv: -kv[1])
-        return ranked[:k]

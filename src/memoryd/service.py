@@ -8,7 +8,6 @@ is never a door's job.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -21,13 +20,8 @@ from memoryd.config import Settings, load_settings
 from memoryd.embed import Embedder
 from memoryd.engine import Engine
 from memoryd.errors import NotFoundError, ValidationError
-from memoryd.ingest.conversation import (
-    embedding_text,
-    ingest_task_result,
-    link_context,
-    parse_messages,
-    turn_memory,
-)
+from memoryd.ingest.capture import capture
+from memoryd.ingest.conversation import embedding_text
 from memoryd.ingest.direct import (
     build_direct_memory,
     check_id,
@@ -58,7 +52,6 @@ from memoryd.store import MemoryFilter
 if TYPE_CHECKING:
     from memoryd.ingest.smart import SmartIngest
 from memoryd.store.rows import to_us
-from memoryd.store.sqlite import RawMessage
 
 log = logging.getLogger(__name__)
 
@@ -335,75 +328,20 @@ class MemoryService:
         tags: Any = None,
         source: str | None = None,
     ) -> IngestResult:
-        """Store messages durably and make each turn searchable (the fast path)."""
-        if mode not in ("raw", "smart"):
-            raise ValidationError(f"unknown ingest mode: {mode} (expected raw or smart)")
-        turns = parse_messages(messages, dates)
-        session_id = session_id or str(uuid.uuid4())
-        tag_list = check_tags(tags)
-        memories = [
-            turn_memory(
-                t,
-                tenant_id=self.tenant_id,
-                space_id=self.space_id,
-                session_id=session_id,
-                agent_id=agent_id,
-                tags=tag_list,
-                source=source,
-            )
-            for t in turns
-        ]
-        link_context(
-            memories, self.store.last_session_line(self.tenant_id, self.space_id, session_id)
-        )
-        vectors = self.embed([embedding_text(m) for m in memories])
-        with self.store.write() as conn:
-            fresh = self.store.add_session_messages(
-                conn,
-                self.tenant_id,
-                self.space_id,
-                session_id,
-                agent_id,
-                [
-                    RawMessage(t.role, t.content, t.digest, to_us(t.said_at), m.id)
-                    for t, m in zip(turns, memories, strict=True)
-                ],
-            )
-            keep = [i for i, new in enumerate(fresh) if new]
-            if keep:
-                self.store.insert_memories(
-                    [memories[i] for i in keep],
-                    [vectors[i] for i in keep],
-                    actor=agent_id,
-                    conn=conn,
-                )
-            task_id = str(uuid.uuid4())
-            smart = mode == "smart" and bool(turns)
-            self.store.record_task(
-                conn,
-                task_id,
-                self.tenant_id,
-                self.space_id,
-                "ingest",
-                "queued" if smart else "completed",
-                ingest_task_result(mode, session_id, len(turns), len(keep)),
-                payload={
-                    "messages": [{"role": t.role, "content": t.content} for t in turns],
-                    "session_id": session_id,
-                    "agent_id": agent_id,
-                    "tags": tag_list,
-                    "source": source,
-                }
-                if smart
-                else None,
-            )
-        if smart:
-            self.start_worker().notify()
-        return IngestResult(
-            task_id=task_id,
+        """Store messages durably and make each turn searchable (the fast path).
+
+        ``mode="smart"`` also queues the slow path that distils them (see
+        :mod:`memoryd.ingest.capture`).
+        """
+        return capture(
+            self,
+            messages,
             session_id=session_id,
-            stored_count=len(keep),
-            memory_ids=[memories[i].id for i in keep],
+            agent_id=agent_id,
+            mode=mode,
+            dates=dates,
+            tags=tags,
+            source=source,
         )
 
     def start_worker(self) -> TaskWorker:

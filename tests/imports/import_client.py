@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from server_harness import TenantClient
 
-IMPORT_TIMEOUT_S = 120
+IMPORT_TIMEOUT_S = 300  # a hang guard: imports here take seconds
 
 
 def upload(

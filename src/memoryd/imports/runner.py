@@ -26,6 +26,7 @@ from memoryd.imports.split import (
     smart_split,
     split_sections,
 )
+from memoryd.ingest.direct import build_direct_memory
 from memoryd.ingest.reconcile import Fact
 from memoryd.ingest.rules import MAX_L0_CHARS
 from memoryd.ingest.select import MESSAGE_BUDGET
@@ -46,6 +47,8 @@ IMPORT_CONCURRENCY = 3
 CAPTURE_BATCH = 1000
 # imported text is stored (and found) in passages of about this size
 PASSAGE_MAX_CHARS = 2_000
+# passages embedded and written together (one model call, one transaction)
+PASSAGE_BATCH = 32
 # reconciler decisions that store a new memory
 CREATING_DECISIONS = ("create", "supersede", "contextualize", "contradict")
 
@@ -196,17 +199,25 @@ class ImportRunner:
         passages = smart_split(text, PASSAGE_MAX_CHARS, 0)
         chunks = smart_split(text) if extract else []
         p.units = len(chunks) + 1
-        for passage in passages:
-            self.service.add(
-                passage,
-                memory_type=MemoryType.SESSION,
-                session_id=base["session_id"],
-                agent_id=base["agent_id"],
-                tags=base["tags"],
-                source=base["source"],
-                l0_abstract=first_sentence(passage, MAX_L0_CHARS),
-            )
-            p.stored += 1
+        for start in range(0, len(passages), PASSAGE_BATCH):
+            batch = passages[start : start + PASSAGE_BATCH]
+            memories = [
+                build_direct_memory(
+                    passage,
+                    tenant_id=self.service.tenant_id,
+                    space_id=self.service.space_id,
+                    memory_type=MemoryType.SESSION,
+                    session_id=base["session_id"],
+                    agent_id=base["agent_id"],
+                    tags=base["tags"],
+                    source=base["source"],
+                    l0_abstract=first_sentence(passage, MAX_L0_CHARS),
+                )
+                for passage in batch
+            ]
+            vectors = self.service.embed([m.content for m in memories])
+            self.store.insert_memories(memories, vectors, actor=base["agent_id"])
+            p.stored += len(memories)
         self._tick(import_id, p)
         for chunk in chunks:
             p.add(self.smart.reconcile(self._chunk_facts(chunk, p), base, Report(p.extractor)))

@@ -6,6 +6,7 @@ from memoryd.errors import (
     EmbeddingMismatchError,
     MemorydError,
     NotFoundError,
+    PayloadTooLargeError,
     StorageError,
     ValidationError,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "MemoryService",
     "MemorydError",
     "NotFoundError",
+    "PayloadTooLargeError",
     "RemoteMemory",
     "ScoredMemory",
     "StorageError",

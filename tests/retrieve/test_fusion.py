@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from memoryd.models import Memory, MemoryType
+from memoryd.models import Memory, MemoryType, Relation, RelationType
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import DEFAULT_RECIPE, SEED_RECIPE, SearchConfig, type_boost
 from memoryd.retrieve.rrf_fusion import rrf_fuse
@@ -139,8 +139,15 @@ def test_zero_bm25_weight_ignores_keyword_leg() -> None:
     )
 
 
-def test_distilled_memories_outrank_raw_turns_in_the_default_recipe() -> None:
-    assert type_boost(MemoryType.INSIGHT, DEFAULT_RECIPE) == 1.5
-    assert type_boost(MemoryType.PINNED, DEFAULT_RECIPE) == 1.5
-    assert type_boost(MemoryType.SESSION, DEFAULT_RECIPE) == 1.0
-    assert type_boost(MemoryType.INSIGHT, SEED_RECIPE) == 1.0  # the seed has no such memories
+def test_a_superseding_memory_outranks_raw_turns_in_the_default_recipe() -> None:
+    superseding = Memory(
+        content="I prefer tea now",
+        memory_type=MemoryType.INSIGHT,
+        relations=[Relation(relation_type=RelationType.SUPERSEDES, target_id="old")],
+    )
+    assert type_boost(superseding, DEFAULT_RECIPE) == 1.5
+    assert type_boost(superseding, SEED_RECIPE) == 1.0  # the seed has no such memories
+    assert type_boost(Memory(content="x", memory_type=MemoryType.PINNED), DEFAULT_RECIPE) == 1.5
+    # other distilled memories are peers of the turns they came from
+    assert type_boost(Memory(content="x", memory_type=MemoryType.INSIGHT), DEFAULT_RECIPE) == 1.0
+    assert type_boost(Memory(content="x", memory_type=MemoryType.SESSION), DEFAULT_RECIPE) == 1.0

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from memoryd.models import MemoryType, SpaceType
+from memoryd.models import Memory, MemoryType, RelationType, SpaceType
 
 # stage 1: each leg fetches limit × FETCH_MULTIPLIER candidates
 FETCH_MULTIPLIER = 3
@@ -32,10 +32,12 @@ RRF_K = 60.0
 VECTOR_WEIGHT = 0.7
 BM25_WEIGHT = 0.3
 PINNED_BOOST = 1.5
-# memories smart ingest distilled rank above the raw turns they came from, as
-# the seed's memories do (its raw messages are not searched at all); the seed
-# recipe keeps 1.0, having no such memories
-DISTILLED_BOOST = 1.5
+# a distilled memory that superseded another holds the current value: it ranks
+# above the raw turn that said the old one (which stays searchable). Other
+# distilled memories rank as peers of their turns: boosting every one let
+# loosely extracted facts of unrelated sessions push answers out of the top 5
+# on LongMemEval (docs/benchmarks.md). The seed recipe keeps 1.0.
+SUPERSEDING_BOOST = 1.5
 # stage 3
 RRF_SCALE = 40.0
 # stage 4
@@ -71,7 +73,7 @@ class SearchConfig:
     vector_weight: float = VECTOR_WEIGHT
     bm25_weight: float = BM25_WEIGHT
     pinned_boost: float = PINNED_BOOST
-    distilled_boost: float = 1.0
+    superseding_boost: float = 1.0
     rrf_scale: float = RRF_SCALE
     min_score: float = MIN_SCORE
     topk_multiplier: int = TOPK_MULTIPLIER
@@ -93,15 +95,17 @@ DEFAULT_RECIPE = replace(
     fusion=FUSION,
     vector_weight=CONVEX_VECTOR_WEIGHT,
     bm25_weight=CONVEX_BM25_WEIGHT,
-    distilled_boost=DISTILLED_BOOST,
+    superseding_boost=SUPERSEDING_BOOST,
 )
 RECIPES = {"default": DEFAULT_RECIPE, "seed": SEED_RECIPE}
 
 
-def type_boost(memory_type: MemoryType, config: SearchConfig) -> float:
-    """Stage 2's factor by memory type: pinned and distilled memories over raw turns."""
-    if memory_type is MemoryType.PINNED:
+def type_boost(memory: Memory, config: SearchConfig) -> float:
+    """Stage 2's factor: pinned memories, and the current value of a changed fact."""
+    if memory.memory_type is MemoryType.PINNED:
         return config.pinned_boost
-    if memory_type is MemoryType.INSIGHT:
-        return config.distilled_boost
+    if memory.memory_type is MemoryType.INSIGHT and any(
+        r.relation_type is RelationType.SUPERSEDES for r in memory.relations
+    ):
+        return config.superseding_boost
     return 1.0

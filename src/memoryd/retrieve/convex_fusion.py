@@ -3,8 +3,8 @@
 ``score = w_vec · v + w_bm25 · b`` where ``v`` and ``b`` are each leg's score
 min-max normalised over the candidates that leg returned (its best is 1, its
 worst 0, a leg with a single or all-equal score gives 1); a memory a leg did
-not return gets 0 from it. Pinned and distilled memories are multiplied
-by their boost (``config.type_boost``), as with RRF.
+not return gets 0 from it. Pinned memories and superseding ones are
+multiplied by their boost (``config.type_boost``), as with RRF.
 """
 
 from __future__ import annotations
@@ -34,6 +34,6 @@ def convex_fuse(candidates: list[Candidate], config: SearchConfig) -> list[Candi
         if c.bm25_score is not None:
             score += config.bm25_weight * bm25(c.bm25_score)
         if c.memory is not None:
-            score *= type_boost(c.memory.memory_type, config)
+            score *= type_boost(c.memory, config)
         c.score = score
     return candidates

@@ -3,7 +3,8 @@
 ``score = w_vec / (k + rank_vec) + w_bm25 / (k + rank_bm25)`` with 1-based
 ranks; a memory found by one leg only gets that leg's term. Pinned memories
 are multiplied by ``pinned_boost`` because the user asked for them directly,
-and distilled ones by ``distilled_boost`` (1 in the seed recipe).
+and distilled memories that superseded another by ``superseding_boost`` (1 in
+the seed recipe).
 """
 
 from __future__ import annotations
@@ -20,6 +21,6 @@ def rrf_fuse(candidates: list[Candidate], config: SearchConfig) -> list[Candidat
         if c.bm25_rank is not None:
             score += config.bm25_weight / (config.rrf_k + c.bm25_rank)
         if c.memory is not None:
-            score *= type_boost(c.memory.memory_type, config)
+            score *= type_boost(c.memory, config)
         c.score = score
     return candidates

@@ -9,8 +9,9 @@ spend its budget finding it down again for every other call.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from memoryd.client import RemoteMemory, ServerError
 from memoryd.errors import ValidationError
@@ -22,6 +23,7 @@ from memoryd.sdk import Memory
 log = logging.getLogger(__name__)
 
 SOURCE = "claude-code"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -111,44 +113,27 @@ class RemoteBackend:
         self.describe = f"server at {url}"
         self._down: ServerError | None = None
 
-    def _guard(self) -> None:
+    def _reach(self, call: Callable[[], T]) -> T:
+        """``call`` against the server, unless an earlier call found it unreachable."""
         if self._down is not None:
             raise ServerError(f"skipped: {self._down.message}")
-
-    def _mark(self, exc: ServerError) -> None:
-        self._down = exc
+        try:
+            return call()
+        except ServerError as exc:
+            self._down = exc
+            raise
 
     def profile(self) -> dict[str, Any]:
-        self._guard()
-        try:
-            return self.remote.profile()
-        except ServerError as exc:
-            self._mark(exc)
-            raise
+        return self._reach(self.remote.profile)
 
     def recent(self, limit: int) -> list[MemoryRecord]:
-        self._guard()
-        try:
-            return self.remote.list(limit=limit, offset=0)
-        except ServerError as exc:
-            self._mark(exc)
-            raise
+        return self._reach(lambda: self.remote.list(limit=limit, offset=0))
 
     def search(self, query: str, limit: int) -> list[ScoredMemory]:
-        self._guard()
-        try:
-            return self.remote.search(query, limit=limit)
-        except ServerError as exc:
-            self._mark(exc)
-            raise
+        return self._reach(lambda: self.remote.search(query, limit=limit))
 
     def remember(self, content: str, *, tags: list[str], key: str) -> MemoryRecord:
-        self._guard()
-        try:
-            return self.remote.add(content, tags=tags, source=SOURCE, key=key)
-        except ServerError as exc:
-            self._mark(exc)
-            raise
+        return self._reach(lambda: self.remote.add(content, tags=tags, source=SOURCE, key=key))
 
     def capture(
         self,
@@ -159,14 +144,11 @@ class RemoteBackend:
         wait_s: float,
     ) -> Captured:
         """Send the turns; the server extracts in the background: nothing to wait for."""
-        self._guard()
-        try:
-            result = self.remote.ingest(
+        result = self._reach(
+            lambda: self.remote.ingest(
                 messages, mode="smart", session_id=session_id, tags=tags, source=SOURCE
             )
-        except ServerError as exc:
-            self._mark(exc)
-            raise
+        )
         return Captured(result.task_id, result.stored_count, "sent")
 
     def close(self) -> None:

@@ -85,12 +85,16 @@ class Engine:
         return np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
 
     def start_worker(
-        self, run: Callable[[dict[str, Any]], dict[str, Any]], kind: str = INGEST, threads: int = 1
+        self,
+        run: Callable[[dict[str, Any]], dict[str, Any]],
+        kind: str = INGEST,
+        threads: int = 1,
+        on_give_up: Callable[[str], None] | None = None,
     ) -> TaskWorker:
         """The process's worker for one kind of task, started once (orphans resume first)."""
         with self._worker_lock:
             if kind not in self.workers:
-                worker = TaskWorker(self.store, run, kind, threads)
+                worker = TaskWorker(self.store, run, kind, threads, on_give_up)
                 worker.start()
                 self.workers[kind] = worker
             return self.workers[kind]

@@ -196,11 +196,11 @@ class ImportRunner:
         search returns: a vector covers the start of a text only, and a
         passage is something a person can read in a result.
         """
-        passages = smart_split(text, PASSAGE_MAX_CHARS, 0)
+        pieces = passages(text)
         chunks = smart_split(text) if extract else []
         p.units = len(chunks) + 1
-        for start in range(0, len(passages), PASSAGE_BATCH):
-            batch = passages[start : start + PASSAGE_BATCH]
+        for start in range(0, len(pieces), PASSAGE_BATCH):
+            batch = pieces[start : start + PASSAGE_BATCH]
             memories = [
                 build_direct_memory(
                     passage,
@@ -269,6 +269,11 @@ class ImportRunner:
                 p.extractor = LLM
                 return answer
         return rules()
+
+
+def passages(text: str) -> list[str]:
+    """The pieces imported text is stored (and found) in."""
+    return smart_split(text, PASSAGE_MAX_CHARS, 0)
 
 
 def _parts(text: str) -> Iterator[str]:

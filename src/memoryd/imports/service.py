@@ -19,14 +19,15 @@ import numpy as np
 
 from memoryd.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from memoryd.imports.formats import Decoded, Format, decode
-from memoryd.imports.runner import IMPORT, IMPORT_CONCURRENCY, ImportRunner
-from memoryd.imports.split import Strategy, detect_strategy, smart_split
+from memoryd.imports.runner import IMPORT, IMPORT_CONCURRENCY, ImportRunner, passages
+from memoryd.imports.split import Strategy, detect_strategy
 from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_tags
 from memoryd.ingest.privacy import redact
 from memoryd.ingest.worker import TaskWorker
 from memoryd.models import MemoryType, Relation, RelationType, State, format_ts, utcnow
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
+from memoryd.store.tasks import MAX_ATTEMPTS
 
 FILE_TYPES = ("memory", "session", "markdown", "jsonl")
 DEFAULT_LIST_LIMIT = 50
@@ -46,7 +47,19 @@ def start_import_worker(service: MemoryService) -> TaskWorker:
     def run(task: dict[str, Any]) -> dict[str, Any]:
         return ImportRunner(service.smart_ingest_for(task)).run(task)
 
-    return service.engine.start_worker(run, IMPORT, IMPORT_CONCURRENCY)
+    def give_up(import_id: str) -> None:
+        """An import interrupted too often: what its last attempt wrote goes, it is failed."""
+        deleted, _ = service.store.rollback_import(import_id)
+        service.store.update_import(
+            import_id,
+            status="failed",
+            errors=[
+                f"interrupted {MAX_ATTEMPTS} times; gave up",
+                f"partial results rolled back ({deleted} memories)",
+            ],
+        )
+
+    return service.engine.start_worker(run, IMPORT, IMPORT_CONCURRENCY, give_up)
 
 
 class Imports:
@@ -70,6 +83,35 @@ class Imports:
         source: str | None = None,
     ) -> dict[str, Any]:
         """Queue an import; the ImportTask as it stands (``processing``)."""
+        import_id, _ = self._accept(
+            data,
+            filename,
+            file_type=file_type,
+            strategy=strategy,
+            post_process=post_process,
+            force=force,
+            agent_id=agent_id,
+            space_id=space_id,
+            tags=tags,
+            source=source,
+        )
+        return self.get(import_id)
+
+    def _accept(
+        self,
+        data: bytes,
+        filename: str,
+        *,
+        file_type: str,
+        strategy: str,
+        post_process: bool,
+        force: bool,
+        agent_id: str | None,
+        space_id: str | None,
+        tags: Any,
+        source: str | None,
+    ) -> tuple[str, Decoded]:
+        """Check, record and queue an import; its id and the content it will store."""
         svc = self.service
         if file_type not in FILE_TYPES:
             raise ValidationError(f"unknown file_type: {file_type} (expected one of {FILE_TYPES})")
@@ -132,27 +174,34 @@ class Imports:
                 conn, import_id, svc.tenant_id, svc.space_id, IMPORT, "queued", {}, payload
             )
         start_import_worker(svc).notify()
-        return self.get(import_id)
+        return import_id, decoded
 
     def upload_file(self, data: bytes, filename: str) -> dict[str, Any]:
         """``POST /v1/files``: the file's chunks stored as they are, tagged by file and type."""
         kind = content_type(filename, data)
         chunk_type = kind.split("(")[0].lower()
-        task = self.create(
+        import_id, decoded = self._accept(
             data,
             filename,
+            file_type="memory",
             strategy=Strategy.ATOMIC.value,
             post_process=False,
             force=True,
+            agent_id=None,
+            space_id=None,
             tags=[f"file:{filename}", f"chunk_type:{chunk_type}"],
             source=f"file_upload:{filename}",
         )
-        text = self.store.task_payload(task["id"]).get("text", "")
+        stored = (
+            sum(len(c.messages) for c in decoded.conversations)
+            if decoded.is_chat
+            else len(passages(decoded.text))
+        )
         return {
-            "task_id": task["id"],
+            "task_id": import_id,
             "filename": filename,
             "content_type": kind,
-            "chunks_created": len(smart_split(text)),
+            "chunks_created": stored,
         }
 
     # ------------------------------------------------------------------ read
@@ -160,26 +209,14 @@ class Imports:
         record = self.store.get_import(self.service.tenant_id, import_id)
         if record is None:
             raise NotFoundError(f"import task {import_id}")
-        return import_json(self._settle(record))
+        return import_json(record)
 
     def list(self, limit: int = DEFAULT_LIST_LIMIT) -> dict[str, Any]:
         if not 1 <= limit <= MAX_LIST_LIMIT:
             raise ValidationError(f"limit must be 1..{MAX_LIST_LIMIT}")
         svc = self.service
         records, total = self.store.list_imports(svc.tenant_id, svc.space_id, limit)
-        return {"imports": [import_json(self._settle(r)) for r in records], "total": total}
-
-    def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
-        """An import whose task was given up (crashed too often): roll back, say failed."""
-        if record["status"] != "processing":
-            return record
-        task = self.store.get_task(self.service.tenant_id, record["id"])
-        if task is None or task["status"] != "failed":
-            return record
-        deleted, _ = self.store.rollback_import(record["id"])
-        errors = [*task["errors"], f"partial results rolled back ({deleted} memories)"]
-        self.store.update_import(record["id"], status="failed", errors=errors)
-        return self.store.get_import(self.service.tenant_id, record["id"]) or record
+        return {"imports": [import_json(r) for r in records], "total": total}
 
     # ------------------------------------------------------------------ change
     def rollback(self, import_id: str) -> dict[str, Any]:

@@ -67,20 +67,28 @@ class TaskWorker:
         run: Callable[[dict[str, Any]], dict[str, Any]],
         kind: str = INGEST,
         threads: int = 1,
+        on_give_up: Callable[[str], None] | None = None,
     ) -> None:
+        """``on_give_up`` cleans up after a task interrupted ``MAX_ATTEMPTS`` times."""
         self.store = store
         self.run = run
         self.kind = kind
         self.threads = threads
+        self.on_give_up = on_give_up
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._pool: list[threading.Thread] = []
 
     def start(self) -> None:
-        requeued = self.store.requeue_orphans(lambda w: worker_alive(w, self.worker_id), self.kind)
-        if requeued:
-            log.info("queued again %d %s task(s) left by a stopped worker", requeued, self.kind)
+        orphans, given_up = self.store.requeue_orphans(
+            lambda w: worker_alive(w, self.worker_id), self.kind
+        )
+        if orphans:
+            log.info("found %d %s task(s) left by a stopped worker", orphans, self.kind)
+        if self.on_give_up is not None:
+            for task_id in given_up:
+                self.on_give_up(task_id)
         for n in range(self.threads):
             thread = threading.Thread(
                 target=self._loop, name=f"memoryd-{self.kind}-{n}", daemon=True

@@ -128,10 +128,6 @@ class TaskStore(Database):
                 ),
             )
 
-    def task_payload(self, task_id: str) -> dict[str, Any]:
-        row = self.conn.execute("SELECT payload FROM tasks WHERE id = ?", (task_id,)).fetchone()
-        return {} if row is None else dict(json.loads(row[0]))
-
     def requeue_task(self, task_id: str, payload_changes: dict[str, Any]) -> None:
         """Queue a finished task again, as new (the import's re-run)."""
         with self.write() as conn:
@@ -145,8 +141,11 @@ class TaskStore(Database):
                 (json.dumps(payload, ensure_ascii=False), to_us(utcnow()), task_id),
             )
 
-    def requeue_orphans(self, alive: Callable[[str], bool], kind: str) -> int:
-        """Queue again the running tasks whose worker is gone; fail those tried too often."""
+    def requeue_orphans(self, alive: Callable[[str], bool], kind: str) -> tuple[int, list[str]]:
+        """Queue again the running tasks whose worker is gone; fail those tried too often.
+
+        Returns how many orphans there were and the ids of those given up.
+        """
         with self.write() as conn:
             rows = conn.execute(
                 "SELECT id, claimed_by, attempts FROM tasks WHERE status = 'running' AND kind = ?",
@@ -154,8 +153,10 @@ class TaskStore(Database):
             ).fetchall()
             orphans = [(i, a) for i, worker, a in rows if not worker or not alive(worker)]
             now = to_us(utcnow())
+            given_up = []
             for task_id, attempts in orphans:
                 if attempts >= MAX_ATTEMPTS:
+                    given_up.append(task_id)
                     conn.execute(
                         "UPDATE tasks SET status = 'failed', errors = ?, updated_at = ?, "
                         "completed_at = ?, claimed_by = NULL WHERE id = ?",
@@ -172,7 +173,7 @@ class TaskStore(Database):
                         "WHERE id = ?",
                         (now, task_id),
                     )
-        return len(orphans)
+        return len(orphans), given_up
 
     # ------------------------------------------------------------------ learned noise
     def add_learned_noise(

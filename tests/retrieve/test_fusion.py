@@ -13,7 +13,10 @@ import pytest
 from memoryd.models import Memory, MemoryType, Relation, RelationType
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import DEFAULT_RECIPE, SEED_RECIPE, SearchConfig, type_boost
+from memoryd.retrieve.convex_fusion import convex_fuse
+from memoryd.retrieve.min_score import min_score_filter
 from memoryd.retrieve.rrf_fusion import rrf_fuse
+from memoryd.retrieve.rrf_normalize import rrf_normalize
 
 REL = 1e-12
 
@@ -151,3 +154,35 @@ def test_a_superseding_memory_outranks_raw_turns_in_the_default_recipe() -> None
     # other distilled memories are peers of the turns they came from
     assert type_boost(Memory(content="x", memory_type=MemoryType.INSIGHT), DEFAULT_RECIPE) == 1.0
     assert type_boost(Memory(content="x", memory_type=MemoryType.SESSION), DEFAULT_RECIPE) == 1.0
+
+
+def test_one_outlier_does_not_push_a_two_leg_match_under_the_default_floor() -> None:
+    """Convex scores are stretched per leg, so the default recipe's floor is 0.2, not 0.3.
+
+    Leg scores (vector cosine, BM25): an outlier that matches both legs far
+    better than the rest (1.0, 20), a turn both legs found (0.4, 5), and the
+    weakest of each leg (0.2, 0). Normalised: the turn is 0.5 · 0.25 + 0.5 ·
+    0.25 = 0.25 on a range [0, 1], above the default 0.2 and below the seed's 0.3.
+    """
+
+    def candidates() -> list[Candidate]:
+        rows = [(1, 1.0, 20.0), (2, 0.4, 5.0), (3, 0.2, None), (4, None, 0.0)]
+        return [
+            Candidate(
+                rowid=rowid,
+                memory=Memory(content=f"memory {rowid}", memory_type=MemoryType.SESSION),
+                vector_score=vector,
+                bm25_score=bm25,
+            )
+            for rowid, vector, bm25 in rows
+        ]
+
+    fused = rrf_normalize(convex_fuse(candidates(), DEFAULT_RECIPE), DEFAULT_RECIPE)
+    assert [round(c.score, 6) for c in fused] == [1.0, 0.25, 0.0, 0.0]
+    kept = min_score_filter(fused, DEFAULT_RECIPE.min_score)
+    assert [c.rowid for c in kept] == [1, 2]
+    seed_floor = min_score_filter(
+        rrf_normalize(convex_fuse(candidates(), DEFAULT_RECIPE), DEFAULT_RECIPE),
+        SEED_RECIPE.min_score,
+    )
+    assert [c.rowid for c in seed_floor] == [1]

@@ -57,7 +57,7 @@ def test_overview(alice: TenantClient) -> None:
 
 def test_config(alice: TenantClient) -> None:
     config = _get(alice, "/v1/stats/config")
-    assert config["retrieval"]["default_min_score"] == 0.3
+    assert config["retrieval"]["default_min_score"] == 0.2
     assert len(config["retrieval"]["stages"]) == 12
     assert config["spaces"]["search_weights"] == {
         "personal": 1.0,

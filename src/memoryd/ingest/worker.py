@@ -43,7 +43,11 @@ def wait_until_done(
 
 
 def worker_alive(worker: str, own: str) -> bool:
-    """Whether the worker named ``host:pid`` still runs (another host's is assumed to)."""
+    """Whether the worker named ``host:pid`` (``/thread`` after it) still runs.
+
+    Another host's is assumed to.
+    """
+    worker = worker.split("/", 1)[0]
     host, _, pid = worker.rpartition(":")
     if worker == own:
         return False  # this worker is starting: whatever it had claimed before is orphaned
@@ -91,7 +95,10 @@ class TaskWorker:
                 self.on_give_up(task_id)
         for n in range(self.threads):
             thread = threading.Thread(
-                target=self._loop, name=f"memoryd-{self.kind}-{n}", daemon=True
+                target=self._loop,
+                args=(f"{self.worker_id}/{n}",),
+                name=f"memoryd-{self.kind}-{n}",
+                daemon=True,
             )
             thread.start()
             self._pool.append(thread)
@@ -106,10 +113,11 @@ class TaskWorker:
         for thread in self._pool:
             thread.join()
 
-    def _loop(self) -> None:
+    def _loop(self, claimant: str) -> None:
+        """Claim and run tasks; ``claimant`` (process and thread) is who holds a claimed task."""
         while not self._stop.is_set():
             try:
-                task = self.store.claim_task(self.worker_id, self.kind)
+                task = self.store.claim_task(claimant, self.kind)
             except MemorydError as exc:
                 log.error("cannot claim a task: %s", exc.message)
                 task = None
@@ -117,9 +125,9 @@ class TaskWorker:
                 self._wake.wait(POLL_S)
                 self._wake.clear()
                 continue
-            self._run(task)
+            self._run(task, claimant)
 
-    def _run(self, task: dict[str, Any]) -> None:
+    def _run(self, task: dict[str, Any], claimant: str) -> None:
         try:
             result = {**task["result"], **self.run(task)}
         except Exception as exc:  # recorded on the task and logged: the raw data is safe
@@ -127,6 +135,12 @@ class TaskWorker:
             message = (
                 exc.message if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
             )
-            self.store.finish_task(task["id"], "failed", task["result"], [message])
+            self._finish(task["id"], claimant, "failed", task["result"], [message])
             return
-        self.store.finish_task(task["id"], "completed", result, [])
+        self._finish(task["id"], claimant, "completed", result, [])
+
+    def _finish(
+        self, task_id: str, claimant: str, status: str, result: dict[str, Any], errors: list[str]
+    ) -> None:
+        if not self.store.finish_task(task_id, claimant, status, result, errors):
+            log.info("task %s was queued again while it finished: the new run stands", task_id)

@@ -111,13 +111,21 @@ class TaskStore(Database):
         }
 
     def finish_task(
-        self, task_id: str, status: str, result: dict[str, Any], errors: list[str]
-    ) -> None:
+        self, task_id: str, claimant: str, status: str, result: dict[str, Any], errors: list[str]
+    ) -> bool:
+        """Record the end of ``claimant``'s run of a task; False if the task moved on meanwhile.
+
+        A task can be queued again while its worker is finishing (an import
+        re-run once the import says it is complete): its late answer
+        must not overwrite the new run's ``queued``, so the update only applies
+        to the run this worker claimed.
+        """
         now = to_us(utcnow())
         with self.write() as conn:
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE tasks SET status = ?, result = ?, errors = ?, updated_at = ?, "
-                "completed_at = ?, claimed_by = NULL WHERE id = ?",
+                "completed_at = ?, claimed_by = NULL "
+                "WHERE id = ? AND status = 'running' AND claimed_by = ?",
                 (
                     status,
                     json.dumps(result, ensure_ascii=False),
@@ -125,8 +133,10 @@ class TaskStore(Database):
                     now,
                     now if status in DONE else None,
                     task_id,
+                    claimant,
                 ),
             )
+        return cursor.rowcount == 1
 
     def requeue_task(self, task_id: str, payload_changes: dict[str, Any]) -> None:
         """Queue a finished task again, as new (the import's re-run)."""

@@ -171,6 +171,7 @@ def test_stop_sends_the_recent_turns_to_smart_ingest(
     tmp_path: Path, memory: Memory, backend: EmbeddedBackend, config: HookConfig
 ) -> None:
     path = conversation(tmp_path / "t.jsonl").write()
+    config = replace(config, ingest_wait_s=20)  # the rules take ~0.2 s; room for a busy machine
     result = capture.stop(payload("Stop", path, stop_hook_active=False), backend, config)
     assert result.output is None and result.pending_task is None  # rules finish in the wait
     turns = session_rows(memory)

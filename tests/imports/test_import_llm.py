@@ -72,7 +72,7 @@ def server(
     """This module's server talks to the scripted LLM."""
     home = tmp_path_factory.mktemp("imports-llm") / "home"
     running, stop = start_server(
-        home, embedder, llm_base_url=llm.url, llm_model="test-model", llm_timeout_s=2
+        home, embedder, llm_base_url=llm.url, llm_model="test-model", llm_timeout_s=10
     )
     yield running
     stop()

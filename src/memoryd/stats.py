@@ -13,6 +13,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from memoryd.errors import ValidationError
+from memoryd.ingest import admission
 from memoryd.ingest.direct import check_id
 from memoryd.models import (
     Category,
@@ -104,7 +105,22 @@ class Stats:
                 "vector_weight": r.vector_weight,
                 "bm25_weight": r.bm25_weight,
             },
-            "admission": None,
+            "admission": {
+                "presets": {
+                    name: {"reject": p.reject, "admit": p.admit}
+                    for name, p in admission.PRESETS.items()
+                },
+                "default_preset": admission.DEFAULT_PRESET,
+                "weights": {
+                    "utility": admission.W_UTILITY,
+                    "confidence": admission.W_CONFIDENCE,
+                    "novelty": admission.W_NOVELTY,
+                    "recency": admission.W_RECENCY,
+                    "type_prior": admission.W_TYPE_PRIOR,
+                },
+                "category_priors": {c.value: v for c, v in admission.CATEGORY_PRIORS.items()},
+                "gray_zone_min_novelty": admission.GRAY_ZONE_MIN_NOVELTY,
+            },
             "spaces": {
                 "search_weights": {k.value: v for k, v in SPACE_WEIGHTS.items()},
                 "max_spaces_per_user": MAX_SPACES_PER_USER,

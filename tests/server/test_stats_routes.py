@@ -58,6 +58,19 @@ def test_overview(alice: TenantClient) -> None:
 def test_config(alice: TenantClient) -> None:
     config = _get(alice, "/v1/stats/config")
     assert config["retrieval"]["default_min_score"] == 0.2
+    # seed 000 §1.1: the admission weights, the balanced preset's thresholds, the priors
+    admission = config["admission"]
+    assert admission["default_preset"] == "balanced"
+    assert admission["presets"]["balanced"] == {"reject": 0.45, "admit": 0.6}
+    assert admission["weights"] == {
+        "utility": 0.1,
+        "confidence": 0.1,
+        "novelty": 0.1,
+        "recency": 0.1,
+        "type_prior": 0.6,
+    }
+    assert admission["category_priors"]["profile"] == 0.95
+    assert admission["category_priors"]["events"] == 0.45
     assert len(config["retrieval"]["stages"]) == 12
     assert config["spaces"]["search_weights"] == {
         "personal": 1.0,

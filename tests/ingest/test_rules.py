@@ -218,6 +218,8 @@ def test_a_dropped_subject_after_someone_else_is_not_the_user() -> None:
         ("I'll use Rust for this", "decision", "Rust"),
         ("我们决定用PostgreSQL", "decision", "PostgreSQL"),
         ("就用MySQL吧", "decision", "MySQL"),
+        ("We went with the blue design", "decision", "blue design"),
+        ("I always get anxious before flights", "habit", "get anxious before flights"),
         ("I usually run at 6am.", "habit", "run at 6am"),
         ("Every morning I drink green tea", "habit", "drink green tea"),
         ("I go to the gym twice a week", "habit", "go to the gym twice a week"),
@@ -300,6 +302,15 @@ def test_habits_and_plans_have_no_slot() -> None:
         "我爱人是医生",
         "She lives in Paris",
         "The weather is nice today",
+        # surprise, approval of a suggestion, company: not habits, preferences, decisions
+        "I never knew there were so many ways to use cauliflower.",
+        "Wow, I never realized how important sound design could be in movies!",
+        "I always thought it was harder than that",
+        "I like the idea of a nature walk and a treasure hunt.",
+        "I really like the suggestions, especially the first one.",
+        "I love your tips",
+        "I went with a group of friends, and we had a blast.",
+        "We went with my parents last year",
     ],
 )
 def test_no_fact_from_chatter_questions_or_others(text: str) -> None:

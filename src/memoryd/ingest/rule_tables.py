@@ -105,10 +105,12 @@ _NOISE_CN = (
 )
 NOISE = re.compile(rf"^(?:[\W_]|\b(?:{_NOISE_EN})\b|{_NOISE_CN})*$", re.I)
 NOISE_PREFIX = re.compile(rf"^(?:(?:\b(?:{_NOISE_EN})\b|{_NOISE_CN})[\s,，!！.。~]+)+", re.I)
-# an object that points at the conversation, not at the world
+# an object that points at the conversation, not at the world ("I like the idea of a
+# picnic" approves a suggestion; the value is checked after "the" is stripped)
 BAD_VALUE = re.compile(
     r"^(?:it|this|that|these|those|them|him|her|one|so|what|how|when|where|why|which|who|if"
-    r"|whether|the way|the idea|talking|chatting|it's|that's)\b|\byou\b|\byour"
+    r"|whether|(?:the\s+)?(?:way|idea|ideas|suggestions?|tips?|advice|recommendations?)"
+    r"|talking|chatting|it's|that's)\b|\byou\b|\byour"
     r"|^(?:它|这|那|什么|怎么|的)|你|您",
     re.I,
 )
@@ -151,6 +153,14 @@ MACROS = {
     r"|(?:once|twice|\d+\s+times|(?:two|three|four|five)\s+times)\s+(?:a|per)\s+(?:day|week"
     r"|month|year)|on\s+weekends|daily",
     "<FREQ_CN>": r"每(?:天|周|晚|个?月|个?星期|个?周末)(?:早上|晚上|中午)?",
+    # "I never knew / realized / thought …" is a surprise, not a habit
+    "<MIND>": r"(?:knew|know|realized|realised|realize|thought|think|expected|imagined|considered"
+    r"|noticed|heard|understood|would|could|wanted|dreamed|dreamt|meant)\b",
+    # "we went with a group of friends" is who came along, not a choice
+    "<COMPANY>": r"\s+(?:(?:my|our|a|some|a few|a couple of|a group of|two|three|the)\s+)*"
+    r"(?:[\w-]+\s+)?(?:friends?|family|partner|wife|husband|kids|children|son|daughter|parents"
+    r"|mom|dad|mother|father|sister|brother|cousins?|colleagues?|coworkers?|team|boyfriend"
+    r"|girlfriend|fianc[eé]e?|group|guys|him|her|them|us)\b",
 }
 
 
@@ -232,7 +242,7 @@ DECISION_RULES = rules(r"""
 - | \b(?:we|I)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:decided|agreed|settled)\s+(?:to|on|that|upon)?\s*<OBJ>
 - | \blet(?:'s|’s| us)\s+(?:go with|use|stick with|pick|choose|adopt|switch to)\s+<OBJ>
 - | \b(?:we|I)(?:'ll| will|'re going to| are going to|'m going to| am going to)\s+(?:go with|use|stick with|adopt|pick|choose)\s+<OBJ>
-- | \b(?:we|I)\s+(?:went with|picked|chose|opted for|settled on)\s+<OBJ>
+- | \b(?:we|I)\s+(?:went with(?!<COMPANY>)|picked|chose|opted for|settled on)\s+<OBJ>
 - | \bthe decision is\s+(?:to\s+)?<OBJ>
 - | 我们?(?:已经|最后|最终|还是)?(?:决定|商定|定了|选定)了?<OBJ>
 - | (?:我们|那)?就用<OBJ>
@@ -251,7 +261,7 @@ PLAN_RULES = rules(r"""
 - | 我们?(?:<WHEN_CN>)(?:要|会|将|打算|准备|想)<OBJ>
 """)
 HABIT_RULES = rules(r"""
-- | \b(?:I|we)\s+(?:usually|always|often|normally|typically|generally|regularly|frequently|mostly|never|rarely|tend to)\s+<OBJ>
+- | \b(?:I|we)\s+(?:usually|always|often|normally|typically|generally|regularly|frequently|mostly|never|rarely|tend to)\s+(?!<MIND>)<OBJ>
 - | \b(?:<FREQ>)\s*,?\s*(?:I|we)\s+<OBJ>
 - | \b(?:I|we)\s+(?!(?:will|'ll|am|was|did|would|could|should|might)\b)(?P<obj>(?:[\w']+\s+){1,6}?(?:<FREQ>)\b[^,;:]*)
 - | 我们?(?:通常|平时|一般|经常|常常|总是|往往|习惯|一向|<FREQ_CN>)<OBJ>

@@ -35,7 +35,7 @@ BASELINE_DEPTH = 200
 
 def load(path: Path) -> list[dict[str, Any]]:
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as fh:
         data: list[dict[str, Any]] = json.load(fh)
     return [q for q in data if not str(q["question_id"]).endswith("_abs")]
 

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 from cc_transcript import SESSION, conversation, payload
 from hook_helpers import clean_env, run_hook_process
-from server_harness import RunningServer, TenantClient, start_server
+from server_harness import RunningServer, TenantClient, create_tenant, module_server
 
-from memoryd.embed.local import LocalEmbedder
 from memoryd.hooks import capture, session_start, user_prompt
 from memoryd.hooks.backend import RemoteBackend
 from memoryd.hooks.config import HookConfig
@@ -22,20 +21,13 @@ from memoryd.hooks.runner import run_hook
 TASK_TIMEOUT_S = 30
 
 
-@pytest.fixture(scope="module")
-def server(
-    tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder
-) -> Iterator[RunningServer]:
-    running, stop = start_server(tmp_path_factory.mktemp("hook-server") / "home", embedder)
-    yield running
-    stop()
+server = module_server("hook-server")
 
 
 @pytest.fixture
 def tenant(server: RunningServer) -> Iterator[TenantClient]:
-    with server.client() as anonymous:
-        body = anonymous.post("/v1/tenants", json={"name": "hooks"}).json()
-    http = server.client(body["api_key"])
+    tenant_id, key = create_tenant(server, "hooks")
+    http = server.client(key)
     http.post(
         "/v1/memories",
         json={"content": "Prefers pnpm over npm for JavaScript projects", "tags": ["seed"]},
@@ -44,7 +36,7 @@ def tenant(server: RunningServer) -> Iterator[TenantClient]:
         "/v1/memories",
         json={"content": "Deploys the billing service to eu-west-1", "category": "entities"},
     ).raise_for_status()
-    yield TenantClient(body["id"], body["api_key"], http)
+    yield TenantClient(tenant_id, key, http)
     http.close()
 
 

@@ -11,35 +11,18 @@ import pytest
 from mcp import MCPError
 from mcp_contract import McpContract, unique
 from mcp_harness import McpClient, connect, free_port, mcp_env, stdio_mcp
-from server_harness import RunningServer, start_server
-
-from memoryd.embed.local import LocalEmbedder
+from server_harness import RunningServer, create_tenant, module_server
 
 # how quickly a call must fail when the server is not there at all
 DOWN_FAILS_WITHIN_S = 5
 
 
-@pytest.fixture(scope="module")
-def server(
-    tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder
-) -> Iterator[RunningServer]:
-    running, stop = start_server(tmp_path_factory.mktemp("mcp-server") / "home", embedder)
-    yield running
-    stop()
-
-
-def new_tenant(server: RunningServer, name: str) -> tuple[str, str]:
-    """(tenant id, API key), made through the server's own ``POST /v1/tenants``."""
-    with server.client() as anonymous:
-        response = anonymous.post("/v1/tenants", json={"name": name})
-    assert response.status_code == 200, response.text
-    body = response.json()
-    return body["id"], body["api_key"]
+server = module_server("mcp-server")
 
 
 @pytest.fixture(scope="module")
 def teammate(server: RunningServer) -> str:
-    return new_tenant(server, "teammate")[0]
+    return create_tenant(server, "teammate")[0]
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
@@ -50,7 +33,7 @@ def session(
 ) -> Iterator[tuple[str, McpClient]]:
     """A tenant of its own and one session per transport; stdio is configured the
     memoryd way, http the ourmem way (``OMEM_API_URL`` / ``OMEM_API_KEY``)."""
-    _, key = new_tenant(server, f"mcp-{request.param}")
+    _, key = create_tenant(server, f"mcp-{request.param}")
     if request.param == "stdio":
         env = mcp_env(MEMORYD_URL=server.url, MEMORYD_API_KEY=key)
     else:

@@ -9,11 +9,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 
 from memoryd.config import load_settings
@@ -62,11 +64,57 @@ def start_server(
     return RunningServer(f"http://127.0.0.1:{port}", service, home), stop
 
 
+def module_server(folder: str) -> Any:
+    """A module-scoped ``server`` fixture: an offline server on a fresh home in ``folder``.
+
+    Each test module that needs a plain server assigns it (``server =
+    module_server("…")``); tests keep apart by tenants of their own.
+    """
+
+    @pytest.fixture(scope="module")
+    def server(
+        tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder
+    ) -> Iterator[RunningServer]:
+        running, stop = start_server(tmp_path_factory.mktemp(folder) / "home", embedder)
+        yield running
+        stop()
+
+    return server
+
+
+def create_tenant(server: RunningServer, name: str) -> tuple[str, str]:
+    """(tenant id, API key), made through the server's own ``POST /v1/tenants``."""
+    with server.client() as anonymous:
+        response = anonymous.post("/v1/tenants", json={"name": name})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    return body["id"], body["api_key"]
+
+
 @dataclass
 class TenantClient:
     id: str
     key: str
     http: httpx.Client
+
+
+@pytest.fixture
+def make_tenant(server: RunningServer) -> Iterator[Callable[..., TenantClient]]:
+    """Create tenants through ``POST /v1/tenants``, each with an authenticated client.
+
+    A conftest that wants it imports it (``from server_harness import make_tenant as
+    make_tenant``) beside its ``server``.
+    """
+    made: list[TenantClient] = []
+
+    def make(name: str = "") -> TenantClient:
+        tenant_id, key = create_tenant(server, name)
+        made.append(TenantClient(tenant_id, key, server.client(key)))
+        return made[-1]
+
+    yield make
+    for tenant in made:
+        tenant.http.close()
 
 
 def memoryd_command(home: Path, *args: str) -> list[str]:

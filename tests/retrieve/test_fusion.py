@@ -165,24 +165,19 @@ def test_one_outlier_does_not_push_a_two_leg_match_under_the_default_floor() -> 
     0.25 = 0.25 on a range [0, 1], above the default 0.2 and below the seed's 0.3.
     """
 
-    def candidates() -> list[Candidate]:
-        rows = [(1, 1.0, 20.0), (2, 0.4, 5.0), (3, 0.2, None), (4, None, 0.0)]
-        return [
-            Candidate(
-                rowid=rowid,
-                memory=Memory(content=f"memory {rowid}", memory_type=MemoryType.SESSION),
-                vector_score=vector,
-                bm25_score=bm25,
-            )
-            for rowid, vector, bm25 in rows
-        ]
-
-    fused = rrf_normalize(convex_fuse(candidates(), DEFAULT_RECIPE), DEFAULT_RECIPE)
+    rows = [(1, 1.0, 20.0), (2, 0.4, 5.0), (3, 0.2, None), (4, None, 0.0)]
+    candidates = [
+        Candidate(
+            rowid=rowid,
+            memory=Memory(content=f"memory {rowid}", memory_type=MemoryType.SESSION),
+            vector_score=vector,
+            bm25_score=bm25,
+        )
+        for rowid, vector, bm25 in rows
+    ]
+    fused = rrf_normalize(convex_fuse(candidates, DEFAULT_RECIPE), DEFAULT_RECIPE)
     assert [round(c.score, 6) for c in fused] == [1.0, 0.25, 0.0, 0.0]
     kept = min_score_filter(fused, DEFAULT_RECIPE.min_score)
     assert [c.rowid for c in kept] == [1, 2]
-    seed_floor = min_score_filter(
-        rrf_normalize(convex_fuse(candidates(), DEFAULT_RECIPE), DEFAULT_RECIPE),
-        SEED_RECIPE.min_score,
-    )
+    seed_floor = min_score_filter(fused, SEED_RECIPE.min_score)  # a filter changes no score
     assert [c.rowid for c in seed_floor] == [1]

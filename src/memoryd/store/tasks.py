@@ -116,9 +116,9 @@ class TaskStore(Database):
         """Record the end of ``claimant``'s run of a task; False if the task moved on meanwhile.
 
         A task can be queued again while its worker is finishing (an import
-        re-run once the import says it is complete): its late answer
-        must not overwrite the new run's ``queued``, so the update only applies
-        to the run this worker claimed.
+        re-run once the import says it is complete): that worker's late
+        answer must not overwrite the new run's ``queued``, so the update
+        applies only to the run ``claimant`` (process and thread) holds.
         """
         now = to_us(utcnow())
         with self.write() as conn:

@@ -1,4 +1,8 @@
-"""``python -m bench longmemeval|locomo|speed|server``: the commands of BENCHMARKS.md."""
+"""``python -m bench longmemeval|locomo|first-week|speed|server``: the benchmark commands.
+
+longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
+memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
+"""
 
 from __future__ import annotations
 
@@ -56,6 +60,12 @@ def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
         row += [f"{b[key]:.3f}" for b in report.get("baselines", {}).values()]
         table.add_row(*row)
     console.print(table)
+    if "halves" in report:
+        halves = " · ".join(
+            f"half {name}: " + ", ".join(f"{k} {m[k]:.3f}" for k in keys)
+            for name, m in report["halves"].items()
+        )
+        console.print(halves, markup=False)
     if "by_type" in report["metrics"]:
         types = Table(title="R@5_any by question type")
         types.add_column("type")
@@ -134,6 +144,39 @@ def speed(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sp.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command("first-week")
+def first_week(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = Path(__file__).parent
+    / "data"
+    / "first_week.json",
+    half: Annotated[
+        str | None, typer.Option(help="a (tuning) or b (confirming); both if unset.")
+    ] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "first_week.json",
+    show_failures: Annotated[bool, typer.Option(help="Print what went wrong, a line each.")] = True,
+) -> None:
+    """Scripted first-week conversations, smart ingest without an LLM: do current facts win?"""
+    from bench import first_week as fw
+
+    if half not in (None, "a", "b"):
+        raise typer.BadParameter("--half must be a or b")
+    report = fw.run(path, half, bench_embedder())
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    table = Table(title=f"first week (half {report['half']}): {report['wall_s']} s")
+    table.add_column("metric")
+    langs = list(report["metrics"])
+    for lang in langs:
+        table.add_column(lang, justify="right")
+    for key in next(iter(report["metrics"].values()), {}):
+        table.add_row(key, *(str(report["metrics"][lang][key]) for lang in langs))
+    console.print(table)
+    if show_failures:
+        for line in report["failures"]:
+            console.print(f"  {line}", markup=False)
     console.print(f"report: {out}")
 
 

@@ -168,6 +168,8 @@ def run(
         "data": str(path),
         "questions": len(rows),
         "metrics": aggregate(rows),
+        # the development data in two halves (questions alternately): tune on a, confirm on b
+        "halves": {"a": aggregate(rows[0::2]), "b": aggregate(rows[1::2])},
         "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
         "config": {
             "ingest": "turns, speaker as role, each with its session date "

@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.ingest.privacy import redact
-from memoryd.models import Category, Memory, ScoredMemory, parse_ts, to_utc, utcnow
+from memoryd.models import Category, Memory, MemoryType, ScoredMemory, parse_ts, to_utc, utcnow
 
 # the fence: one tag name, so an agent (and a reader of the transcript) knows where recall ends
 FENCE_TAG = "memoryd-context"
@@ -48,6 +48,8 @@ CJK_CHARS_PER_TOKEN = 0.87
 DEFAULT_BUDGET_TOKENS = 1500
 # one memory is a line of context, not a document: the start says what it is about
 MAX_MEMORY_CHARS = 300
+# a raw turn that said a value the user has since changed
+OUTDATED = "(outdated, since changed)"
 # Claude Code cuts hook context past about 10,000 characters; stay under it whatever the budget
 MAX_CONTEXT_CHARS = 9000
 
@@ -150,7 +152,8 @@ def recalled(item: Memory | ScoredMemory | Mapping[str, Any]) -> Recalled:
     if isinstance(item, ScoredMemory):
         item = item.memory
     if isinstance(item, Memory):
-        return Recalled(item.content, item.category, item.created_at, item.id)
+        stale = item.memory_type is MemoryType.SESSION and item.superseded_by is not None
+        return Recalled(_stale(item.content, stale), item.category, item.created_at, item.id)
     data = item.get("memory", item)
     if not isinstance(data, Mapping):
         raise TypeError("a memory mapping needs its fields, or a 'memory' key holding them")
@@ -163,12 +166,18 @@ def recalled(item: Memory | ScoredMemory | Mapping[str, Any]) -> Recalled:
         when = parse_ts(at) if isinstance(at, str | datetime) else None
     except ValueError:  # a date nobody can read costs the age label, not the memory
         when = None
+    stale = data.get("memory_type") == MemoryType.SESSION.value and bool(data.get("superseded_by"))
     return Recalled(
-        str(data.get("content") or ""),
+        _stale(str(data.get("content") or ""), stale),
         category,
         when,
         str(data["id"]) if data.get("id") else None,
     )
+
+
+def _stale(text: str, stale: bool) -> str:
+    """A raw turn whose fact was replaced is shown as what it is: no longer current."""
+    return f"{OUTDATED} {text}" if stale and text else text
 
 
 def _key(text: str) -> str:

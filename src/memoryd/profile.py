@@ -6,9 +6,12 @@ inject it into a prompt as it is.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
+from memoryd.ingest.reconcile import slot_value
+from memoryd.ingest.slots import single_valued
 from memoryd.models import Category, Memory, MemoryType, State, utcnow
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
@@ -31,7 +34,8 @@ def build_profile(service: MemoryService, query: str | None = None) -> dict[str,
         limit=SCAN_LIMIT,
     )
     static = sorted(
-        (m for m in rows if m.category in STATIC_CATEGORIES), key=lambda m: -m.importance
+        current_facts(m for m in rows if m.category in STATIC_CATEGORIES),
+        key=lambda m: -m.importance,
     )[:MAX_STATIC_FACTS]
     since = now - timedelta(days=DYNAMIC_WINDOW_DAYS)
     dynamic = [m for m in rows if m.category in DYNAMIC_CATEGORIES and m.created_at >= since][
@@ -58,6 +62,31 @@ def build_profile(service: MemoryService, query: str | None = None) -> dict[str,
         "search_results": results,
         "profile": _as_text(static, dynamic),
     }
+
+
+def current_facts(memories: Iterable[Memory]) -> list[Memory]:
+    """Each fact once, and only its current value.
+
+    The newest memory of a slot that holds one value at a time ("lives_in")
+    stands for it; a value said twice (pinned and distilled, or in other
+    words) is listed once; memories without a slot are compared by their words.
+    """
+    newest_first = sorted(memories, key=lambda m: m.valid_from or m.created_at, reverse=True)
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for memory in newest_first:
+        slot, value, negative = slot_value(memory)
+        words = " ".join(memory.content.casefold().split()).rstrip(".!。！")
+        keys: set[tuple[str, ...]] = {("text", words)}
+        if slot is not None and single_valued(slot):
+            keys.add(("slot", slot))
+        elif slot is not None and value is not None:
+            keys.add(("value", slot, value.casefold(), str(negative)))
+        if keys & seen:
+            continue
+        seen |= keys
+        out.append(memory)
+    return out
 
 
 def _as_text(static: list[Memory], dynamic: list[Memory]) -> str:

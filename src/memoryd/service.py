@@ -23,6 +23,7 @@ from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ingest.capture import capture
 from memoryd.ingest.conversation import embedding_text
 from memoryd.ingest.direct import (
+    UPSERT_FIELDS,
     build_direct_memory,
     check_id,
     check_tags,
@@ -110,35 +111,33 @@ class MemoryService:
         self.close()
 
     # ------------------------------------------------------------------ direct memories
-    def add(self, content: str, *, key: str | None = None, **fields: Any) -> Memory:
-        """Store one memory now. With ``key``, replace the memory that holds that slot."""
+    def add(
+        self, content: str, *, key: str | None = None, replaces: str | None = None, **fields: Any
+    ) -> Memory:
+        """Store one memory now. With ``key``, replace the memory that holds that key.
+
+        A direct memory that changes a known fact supersedes it, with history:
+        the memory named by ``replaces``, or else the one whose slot its words
+        fill ("I live in Munich" after "I live in Berlin").
+        """
         memory = build_direct_memory(
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
+        if replaces is not None and (key or memory.memory_type is not MemoryType.PINNED):
+            raise ValidationError("replaces applies to a direct memory without a key")
         if key:
             existing, _ = self.store.list_memories(
                 self.tenant_id, [self.space_id], MemoryFilter(key=key), limit=1
             )
             if existing:
-                keep = {
-                    "content",
-                    "l0_abstract",
-                    "category",
-                    "tags",
-                    "source",
-                    "importance",
-                    "confidence",
-                    "tier",
-                    "valid_from",
-                    "valid_to",
-                    "expires_at",
-                    "scope",
+                changes = {
+                    k: getattr(memory, k) for k in UPSERT_FIELDS if k in fields or k == "content"
                 }
-                changes = {k: getattr(memory, k) for k in keep if k in fields or k == "content"}
                 return self.update(existing[0].id, **changes)
-        vector = self.embed([memory.content])[0]
-        self.store.insert_memories([memory], [vector], actor=memory.agent_id)
-        return memory
+        from memoryd.ingest.apply import store_direct  # the slow path's slot rules
+
+        old = self.get(replaces) if replaces is not None else None
+        return store_direct(self, memory, self.embed([memory.content])[0], old)
 
     def readable_spaces(self) -> list[str]:
         return [space_id for space_id, _ in self.store.space_refs(self.tenant_id)]

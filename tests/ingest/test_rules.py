@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from memoryd.ingest.rules import (
@@ -189,8 +191,12 @@ def test_a_new_employer_supersedes_the_old_one_without_a_change_word() -> None:
 
 def test_one_sentence_can_state_several_facts() -> None:
     name, home = facts("My name is Ana and I live in Lisbon.")
-    assert (name.slot, name.value, name.content) == ("name", "Ana", "My name is Ana")
-    assert (home.slot, home.value, home.content) == ("lives_in", "Lisbon", "I live in Lisbon.")
+    assert (name.slot, name.value, name.content) == ("name", "Ana", "The user's name is Ana.")
+    assert (home.slot, home.value, home.content) == (
+        "lives_in",
+        "Lisbon",
+        "The user lives in Lisbon.",
+    )
 
 
 def test_chinese_clauses_may_drop_the_subject() -> None:
@@ -200,7 +206,7 @@ def test_chinese_clauses_may_drop_the_subject() -> None:
         ("age", "30"),
         ("lives_in", "北京"),
     ]
-    assert [f.content for f in found] == ["我叫张三", "今年30岁", "住在北京。"]
+    assert [f.content for f in found] == ["用户叫张三。", "用户今年30岁。", "用户住在北京。"]
 
 
 def test_a_dropped_subject_after_someone_else_is_not_the_user() -> None:
@@ -238,7 +244,8 @@ def test_decisions_habits_and_plans(text: str, kind: str, value: str) -> None:
     fact = one(text)
     assert (fact.kind, fact.value) == (kind, value)
     assert fact.category is CATEGORY[fact.kind]
-    assert fact.content == text  # the user's whole sentence, untouched
+    assert fact.l1_overview == text  # the user's whole sentence is the fact's source
+    assert not re.search(r"\b(?:I|my|me)\b|我", fact.content)  # the fact is about the user
 
 
 def test_categories_per_kind() -> None:
@@ -367,7 +374,7 @@ def test_max_facts_keeps_the_latest() -> None:
 
 def test_content_stays_in_the_users_language() -> None:
     for fact in facts("我喜欢喝咖啡", "我住在上海", "我每天跑步", "我们决定用PostgreSQL"):
-        assert fact.content == fact.l0_abstract
+        assert fact.content == fact.l0_abstract or fact.slot is not None
         assert all(not ch.isascii() or ch in "PostgreSQL" for ch in fact.content)
         assert fact.l2_content == fact.source_text
 
@@ -375,15 +382,17 @@ def test_content_stays_in_the_users_language() -> None:
 def test_layers() -> None:
     message = "Hi! I love coffee. Also I live in Lisbon."
     coffee, home = facts(message)
-    assert coffee.content == coffee.l0_abstract == "I love coffee."
+    assert coffee.content == "The user loves coffee."
+    assert coffee.l0_abstract == "Likes (drink): coffee"  # the index entry names the slot
     assert coffee.l1_overview == "I love coffee."
     assert coffee.l2_content == coffee.source_text == message
-    assert home.content == "Also I live in Lisbon."
+    assert home.content == "The user lives in Lisbon."  # "Also" announces, it is not the fact
+    assert home.l1_overview == "Also I live in Lisbon."
 
 
 def test_a_greeting_before_a_fact_is_not_part_of_it() -> None:
-    assert one("Hi, I love coffee").content == "I love coffee"
-    assert one("好的，我喜欢茶").content == "我喜欢茶"
+    assert one("Hi, I love coffee").content == "The user loves coffee."
+    assert one("好的，我喜欢茶").content == "用户喜欢茶。"
 
 
 def test_sentence_splitting() -> None:

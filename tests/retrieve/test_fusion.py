@@ -142,17 +142,22 @@ def test_zero_bm25_weight_ignores_keyword_leg() -> None:
     )
 
 
-def test_a_superseding_memory_outranks_raw_turns_in_the_default_recipe() -> None:
+def test_turns_that_state_a_replaced_value_or_nothing_weigh_less_by_default() -> None:
+    replaced = Memory(content="user: I live in Berlin", memory_type=MemoryType.SESSION)
+    replaced.superseded_by = "the memory of the move"
+    empty = Memory(content="assistant: Big change!", memory_type=MemoryType.SESSION)
+    empty.importance = 0.0
+    assert type_boost(replaced, DEFAULT_RECIPE) == 0.5
+    assert type_boost(empty, DEFAULT_RECIPE) == 0.1
+    assert type_boost(replaced, SEED_RECIPE) == type_boost(empty, SEED_RECIPE) == 1.0
+    assert type_boost(Memory(content="x", memory_type=MemoryType.PINNED), DEFAULT_RECIPE) == 1.5
+    # distilled memories, superseding ones included, are peers of the turns they came from
     superseding = Memory(
-        content="I prefer tea now",
+        content="The user prefers tea now",
         memory_type=MemoryType.INSIGHT,
         relations=[Relation(relation_type=RelationType.SUPERSEDES, target_id="old")],
     )
-    assert type_boost(superseding, DEFAULT_RECIPE) == 1.5
-    assert type_boost(superseding, SEED_RECIPE) == 1.0  # the seed has no such memories
-    assert type_boost(Memory(content="x", memory_type=MemoryType.PINNED), DEFAULT_RECIPE) == 1.5
-    # other distilled memories are peers of the turns they came from
-    assert type_boost(Memory(content="x", memory_type=MemoryType.INSIGHT), DEFAULT_RECIPE) == 1.0
+    assert type_boost(superseding, DEFAULT_RECIPE) == 1.0
     assert type_boost(Memory(content="x", memory_type=MemoryType.SESSION), DEFAULT_RECIPE) == 1.0
 
 

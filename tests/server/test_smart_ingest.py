@@ -100,12 +100,16 @@ def test_a_conversation_becomes_current_memories(alice: TenantClient, script: An
     assert sum(script["repeat"] in c for c in contents) == 1, contents
     assert not any(c in script["chatter"] for c in contents), contents
 
-    # the new preference answers the question first
+    # the new preference answers the question first: the distilled fact, or the turn that
+    # said it (a peer); the turn that said the old one comes after the fact that replaced it
     found = alice.http.get("/v1/memories/search", params={"q": script["question"]}).json()
-    top = found["results"][0]["memory"]
-    assert top["memory_type"] == "insight" and script["new"] in top["content"], found
-    prefs = [r["memory"] for r in found["results"] if r["memory"]["memory_type"] == "insight"]
+    ranked = [r["memory"] for r in found["results"]]
+    assert script["new"] in ranked[0]["content"], found
+    prefs = [m for m in ranked if m["memory_type"] == "insight"]
+    assert script["new"] in prefs[0]["content"], prefs
     assert not any(script["old"] in m["content"] for m in prefs), prefs
+    old_turns = [i for i, m in enumerate(ranked) if script["old"] in m["content"]]
+    assert all(i > ranked.index(prefs[0]) for i in old_turns), ranked
 
     # the old one is kept, superseded, and what was true before the change
     everything = _insights(alice, state="active")
@@ -142,6 +146,6 @@ def test_distilled_memories_follow_auto_share_rules(alice: TenantClient, bob: Te
     shared = bob.http.get(
         "/v1/memories/search", params={"q": "chocolate", "space": team["id"]}
     ).json()["results"]
-    assert [r["memory"]["content"] for r in shared] == ["I love dark chocolate."]
+    assert [r["memory"]["content"] for r in shared] == ["The user loves dark chocolate."]
     oslo = bob.http.get("/v1/memories/search", params={"q": "Oslo", "space": team["id"]})
     assert all("Oslo" not in r["memory"]["content"] for r in oslo.json()["results"])

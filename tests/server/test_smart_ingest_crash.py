@@ -71,7 +71,7 @@ def test_killed_mid_task_resumes_and_loses_nothing(tmp_path: Path) -> None:
             # the distilled memories are there too, one of each kind at least
             insights = http.get("/v1/memories", params={"memory_type": "insight", "limit": 1000})
             text = " ".join(m["content"] for m in insights.json()["memories"])
-            for kind in ("My name is", "I live in", "board game", "kilometres"):
+            for kind in ("name is", "lives in", "board game", "kilometres"):
                 assert kind in text, text
     finally:
         stop_process(process)

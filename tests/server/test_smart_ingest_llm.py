@@ -208,7 +208,8 @@ def test_profile_never_supersedes_it_merges(alice: TenantClient, llm: ScriptedLL
     more = ("The user is a senior data engineer at Acme in Berlin", "profile")
     old, task, _ = reconcile(alice, llm, job, more, decide((0, "supersede", 0)))
     assert task["decisions"] == {"merge": 1}
-    assert [m["content"] for m in insights(alice)] == [more[0]]
+    # a merge combines (without the model's wording, the new fact after the old one)
+    assert [m["content"] for m in insights(alice)] == [f"{job[0]}. {more[0]}"]
     assert alice.http.get(f"/v1/memories/{old['id']}").json()["invalidated_at"] is None
 
 
@@ -284,6 +285,7 @@ def test_the_slot_guard_decides_without_the_llm(
 
 # ---------------------------------------------------------------------- failures degrade
 HIKING = "I love hiking in the mountains."
+HIKING_FACT = "The user loves hiking in the mountains."  # the rules' fact about the user
 GOOD = facts(fact("The user loves hiking in the mountains"))
 CUT_BEFORE_FIRST_FACT = '{"facts": [{"l0_abstract": "The user lo'
 
@@ -330,7 +332,7 @@ def test_malformed_answers_degrade_and_lose_nothing(
     if failed:
         assert task["extractor"] == "rules (llm failed)", task
         assert task["llm_errors"] and task["llm_errors"][0].startswith("extraction"), task
-        assert contents == [HIKING]  # the rules still found the fact
+        assert contents == [HIKING_FACT]  # the rules still found the fact
     else:
         assert task["extractor"] == "llm" and task["llm_errors"] == [], task
         assert contents == ["The user loves hiking in the mountains"]
@@ -366,6 +368,6 @@ def test_a_down_llm_degrades_to_rules(tmp_path: Path, embedder: LocalEmbedder) -
             assert "cannot reach" in task["llm_errors"][0], task
             assert task["llm"]["failures"] == 1 and task["errors"] == [], task
             assert raw_turns_found(local)
-            assert [m["content"] for m in insights(local)] == [HIKING]
+            assert [m["content"] for m in insights(local)] == [HIKING_FACT]
     finally:
         stop()

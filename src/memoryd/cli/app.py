@@ -150,8 +150,11 @@ def add(
     key: Annotated[str | None, typer.Option(help="Upsert: one memory per key.")] = None,
     valid_from: Annotated[str | None, typer.Option(help="When the fact began (ISO).")] = None,
     expires_at: Annotated[str | None, typer.Option(help="Forget after (ISO).")] = None,
+    replaces: Annotated[
+        str | None, typer.Option(help="The id of the memory this one changes (kept as history).")
+    ] = None,
 ) -> None:
-    """Remember something now (a pinned memory)."""
+    """Remember something now (a pinned memory); a change of a known fact supersedes it."""
     with service() as svc:
         memory = svc.add(
             content,
@@ -160,10 +163,13 @@ def add(
             source=source,
             importance=importance,
             key=key,
+            replaces=replaces,
             valid_from=_date(valid_from, "--valid-from"),
             expires_at=_date(expires_at, "--expires-at"),
         )
-    emit(memory.to_json(), lambda: console.print(f"[green]added[/green] {memory.id}"))
+    old = [r.target_id for r in memory.relations if r.relation_type.value == "supersedes"]
+    note = f" (supersedes {', '.join(old)})" if old else ""
+    emit(memory.to_json(), lambda: console.print(f"[green]added[/green] {memory.id}{note}"))
 
 
 @app.command()

@@ -23,7 +23,7 @@ from memoryd.ingest.conversation import (
 )
 from memoryd.ingest.direct import check_tags
 from memoryd.ingest.worker import INGEST
-from memoryd.models import IngestResult, Message
+from memoryd.models import IngestResult, Message, format_ts
 from memoryd.store.rows import to_us
 from memoryd.store.sessions import RawMessage
 
@@ -93,7 +93,10 @@ def capture(
             "queued" if smart else "completed",
             ingest_task_result(mode, session_id, len(turns), len(keep)),
             payload={
-                "messages": [{"role": t.role, "content": t.content} for t in turns],
+                "messages": [
+                    {"role": t.role, "content": t.content, "said_at": format_ts(t.said_at)}
+                    for t in turns
+                ],
                 "session_id": session_id,
                 "agent_id": agent_id,
                 "tags": tag_list,

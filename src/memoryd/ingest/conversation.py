@@ -15,11 +15,17 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.errors import ValidationError
+from memoryd.ingest.noise import says_nothing
 from memoryd.ingest.privacy import redact
+from memoryd.ingest.rule_tables import USER_ROLES
 from memoryd.models import Category, Memory, MemoryType, Message, Tier, to_utc, utcnow
 
 MAX_MESSAGES = 10_000
 CONTEXT_CHARS = 200
+# a turn's importance: what the ranking weighs it by. A turn that carries nothing
+# ("Big change!", "杭州很美！", "thanks") is kept, and weighs nothing: it ranks last
+TURN_IMPORTANCE = 0.5
+CONTENTLESS_IMPORTANCE = 0.0
 # roles that name a part in the exchange, not a person
 GENERIC_ROLES = frozenset(("user", "assistant", "system", "tool", "human", "ai", "developer"))
 SESSION_SOURCE = "conversation"
@@ -79,6 +85,12 @@ def spoken(line: str) -> str:
     """
     role, sep, text = line.partition(": ")
     return text if sep and role.strip().lower() in GENERIC_ROLES else line
+
+
+def spoken_by_user(turn: Memory) -> bool:
+    """A conversation turn the user said (its transcript line names the user's role)."""
+    role = turn.content.partition(": ")[0].strip().lower()
+    return role in USER_ROLES
 
 
 def context_of(line: str | None) -> str:
@@ -150,6 +162,7 @@ def turn_memory(
 ) -> Memory:
     now = utcnow()
     line = transcript_line(turn.role, turn.content)
+    nothing = says_nothing(turn.role, turn.content)
     return Memory(
         content=line,
         l0_abstract=date_header(turn.said_at, turn.role),
@@ -157,6 +170,7 @@ def turn_memory(
         category=Category.EVENTS,
         memory_type=MemoryType.SESSION,
         tier=Tier.PERIPHERAL,
+        importance=CONTENTLESS_IMPORTANCE if nothing else TURN_IMPORTANCE,
         tags=tags,
         source=source or SESSION_SOURCE,
         agent_id=agent_id,

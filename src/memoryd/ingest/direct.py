@@ -147,6 +147,23 @@ def build_direct_memory(
     )
 
 
+# what an upsert by key takes from the new memory (the rest stays as it was)
+UPSERT_FIELDS = frozenset(
+    (
+        "content",
+        "l0_abstract",
+        "category",
+        "tags",
+        "source",
+        "importance",
+        "confidence",
+        "tier",
+        "valid_from",
+        "valid_to",
+        "expires_at",
+        "scope",
+    )
+)
 # fields a caller may set on an existing memory without validation beyond pydantic's
 PLAIN_FIELDS = frozenset(
     (

@@ -10,6 +10,10 @@ Three layers, cheapest first:
 3. learned noise: vectors of memories a user marked as noise (at most
    ``MAX_LEARNED_NOISE``, the newest kept), matched like the prototypes.
 
+Chinese and Japanese text skips the prototypes: the bundled embedding model
+was trained on English, and there any two sentences sharing a few common
+characters look alike to it.
+
 The filter only reads; the store keeps the learned vectors.
 """
 
@@ -22,7 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from memoryd.ingest.rule_tables import NOISE as CHATTER_WORDS
+from memoryd.ingest.rule_tables import USER_ROLES
+
 NOISE_THRESHOLD = 0.82
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 MAX_LEARNED_NOISE = 200
 
 _I = re.IGNORECASE
@@ -53,6 +61,18 @@ REFUSALS = re.compile(
     r"|抱歉，?我(无法|不能)|作为(一个)?(AI|人工智能))",
     _I,
 )
+# what an assistant says back that carries nothing to remember: a short exclamation
+# ("Big change!", "杭州很美！") or a stock reaction ("Noted.", "Makes sense.", "明白了。")
+REACTIONS = re.compile(
+    r"^\s*(?:(?:[\w'’-]+[\s,]+){0,4}[\w'’-]+\s*[!！]+|(?:noted|got it|interesting|makes sense"
+    r"|of course|right|indeed|absolutely|definitely|sounds (?:good|great|fun)|classic choice"
+    r"|(?:great|good|nice) (?:taste|pick|choice|one|idea|news)|(?:i'?m )?(?:so )?sorry to hear that"
+    r"|how (?:wonderful|exciting|nice|cool|fun)|congrat(?:ulation)?s|well deserved|good luck"
+    r"|好的?|嗯+|行|收到|明白了?|了解|知道了|记住了|没问题|放心|对|不错|太好了|恭喜(?:恭喜)?|哈哈+"
+    r"|抱抱你?|加油|辛苦了|很经典|很健康)[\s!.,，。！~]*"
+    r"|[\u3400-\u9fff]{1,8}[！!]+)\s*$",
+    _I,
+)
 FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("greeting", GREETINGS),
     ("thanks", THANKS),
@@ -73,6 +93,16 @@ PROTOTYPES = (
     "你好，今天过得怎么样？",
     "好的，没问题。",
 )
+
+
+def says_nothing(role: str, text: str) -> bool:
+    """A conversation turn that carries no content: chatter by the regex families, or a
+    reaction of the assistant's. Such a turn is kept like any other, but ranks last."""
+    if regex_noise(text) is not None or CHATTER_WORDS.match(text):
+        return True
+    if role.strip().lower() in USER_ROLES:
+        return False  # "I moved to Oslo!" is short and exclaimed, and it is news
+    return not re.search(r"\d|[?？]", text) and bool(REACTIONS.match(text))
 
 
 def regex_noise(text: str) -> str | None:
@@ -124,7 +154,17 @@ class NoiseFilter:
         if vector is None:
             return None
         unit = vector / (np.linalg.norm(vector) or 1.0)
-        for name, bank in (("prototype", self.prototypes), ("learned", self.learned)):
+        # the bundled model reads Chinese and Japanese as shared characters: "用户每天早上跑步"
+        # is within 0.85 of "你好，今天过得怎么样？". Only what the user marked compares there.
+        banks = (
+            (("learned", self.learned),)
+            if CJK.search(text)
+            else (
+                ("prototype", self.prototypes),
+                ("learned", self.learned),
+            )
+        )
+        for name, bank in banks:
             if bank.size and float(np.max(bank @ unit)) >= self.threshold:
                 return name
         return None

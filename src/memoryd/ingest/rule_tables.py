@@ -1,12 +1,11 @@
-"""The pattern tables of the rule extractor (seeds 002 and 003), apart from its logic.
+"""The vocabulary of the rule extractor (seeds 002 and 003), apart from its logic.
 
-Each family (biography, preference, decision, plan, habit) is a table of
-regexes, a rule a line, in English and Chinese; the shared pieces (an
-object, "I", a time word, a frequency) are spelled once as :data:`MACROS`.
-The other patterns say what a sentence is not: a question, a request to
-the assistant, a greeting, a value that points at the conversation. How
-they are used is :mod:`memoryd.ingest.rules`; changing what the extractor
-recognises means changing a table here.
+Topics, the pieces a pattern is spelled from (:data:`MACROS`), and the
+patterns that say what a sentence or a value is not: a question, a request
+to the assistant, a greeting, a lead-in ("Big news:", "记住："), a value
+that points at the conversation. The families themselves (one regex a
+line) are in :mod:`memoryd.ingest.rule_families`; how both are used is
+:mod:`memoryd.ingest.rules`.
 """
 
 from __future__ import annotations
@@ -16,29 +15,43 @@ from dataclasses import dataclass
 from typing import Literal
 
 Kind = Literal["preference", "decision", "habit", "plan", "biography"]
+# the roles whose turns are the user's own words (the rest is context)
+USER_ROLES = frozenset(("user", "human"))
+
+
+def words(text: str) -> frozenset[str]:
+    """A set of words written as one string, as the tables are easier to read."""
+    return frozenset(text.split())
+
 
 _TOPICS = {
     "drink": "drink drinks beverage beverages coffee tea latte espresso cappuccino americano mocha "
-    "matcha chai juice soda cola coke beer wine whisky whiskey milk 饮料 饮品 咖啡 茶 奶茶 拿铁 "
-    "美式 果汁 可乐 啤酒 红酒 葡萄酒 白酒 牛奶 豆浆 汽水",
+    "matcha chai juice soda cola coke beer wine whisky whiskey milk decaf 饮料 饮品 咖啡 茶 奶茶 "
+    "拿铁 美式 果汁 可乐 啤酒 红酒 葡萄酒 白酒 牛奶 豆浆 汽水 绿茶 红茶",
     "food": "food dish meal cuisine 食物 美食 菜",
     "color": "color colour red blue green yellow black white purple pink orange grey gray brown "
     "颜色 红色 蓝色 绿色 黄色 黑色 白色 紫色 粉色 橙色 灰色 棕色",
     "programming_language": "language python rust go golang java javascript typescript kotlin "
     "swift ruby php haskell scala elixir c++ c# 语言 编程语言",
-    "editor": "editor ide vim neovim emacs vscode sublime intellij pycharm 编辑器",
+    "editor": "editor ide vim neovim emacs vscode sublime intellij pycharm cursor 编辑器",
     "database": "database db postgres postgresql mysql sqlite mongodb redis mariadb 数据库",
-    "os": "os linux macos windows ubuntu 系统 操作系统",
+    "os": "os linux macos windows ubuntu mac macbook pc laptop computer 系统 操作系统 电脑",
     "season": "season spring summer autumn fall winter 季节 春天 夏天 秋天 冬天",
     "pet": "pet pets animal animals cat cats dog dogs 宠物 动物 猫 狗",
-    "music": "music genre band song songs jazz rock pop classical hip-hop rap metal 音乐 歌 爵士 "
-    "摇滚 古典",
+    "music": "music genre band bands artist singer song songs album jazz rock pop classical "
+    "hip-hop rap metal 音乐 歌 歌手 乐队 爵士 摇滚 古典",
     "movie": "movie movies film films 电影",
-    "book": "book books 书",
+    "book": "book books author 书",
     "sport": "sport sports 运动",
+    "tasks": "tasks task todo todos to-dos 任务 待办",
+    "notes": "notes note notebook 笔记",
+    "browser": "browser chrome firefox safari 浏览器",
+    "phone": "phone iphone android 手机",
 }
 TOPIC_WORDS: dict[str, str] = {w: t for t, words in _TOPICS.items() for w in words.split()}
-TOPIC_WORDS.update({"programming language": "programming_language", "vs code": "editor"})
+TOPIC_WORDS.update(
+    {"programming language": "programming_language", "vs code": "editor", "visual studio": "editor"}
+)
 # the verb before an object names its topic when the object is unknown
 VERB_TOPICS = {"drink": "drink", "eat": "food", "listen": "music", "watch": "watch",
                "read": "reading", "play": "play", "喝": "drink", "吃": "food", "听": "music",
@@ -51,18 +64,32 @@ LEAD_VERB = re.compile(
     r"|^(?P<cn>使用|采用|喝|吃|听|看|读|玩|打|用|去)(?=.)",
     re.I,
 )
-LEAD_FILLER = re.compile(r"^(?:(?:a|an|the|some|my|to)\s+|上了|了)", re.I)
+LEAD_FILLER = re.compile(r"^(?:(?:a|an|the|some|my|our|to)\s+|上了|了)", re.I)
 TAIL_FILLER = re.compile(
     r"(?:\s+(?:now|nowadays|these days|anymore|any more|lately|instead|too|as well|a lot"
     r"|very much|so much|the most|more|best|again|really|actually|then|at night|on weekends"
-    r"|in the (?:morning|afternoon|evening))|了|啦|呢|吧|的|哦|呀|啊|哈|嘛|现在|而已|多了)+$",
+    r"|in the (?:morning|afternoon|evening)|from now on|full[- ]time|for (?:a|one|two|three|\d+) "
+    r"\w+)|了|啦|呢|吧|的|哦|呀|啊|哈|嘛|现在|而已|多了)+$",
     re.I,
+)
+# the verbs a clause may start with after "and", its subject left out ("I live in Berlin
+# and work as a nurse"): where one follows, the object before it has ended
+CLAUSE_VERBS = (
+    r"work|worked|live|lived|love|loved|like|liked|enjoy|prefer|have|had|am|was|moved|relocated"
+    r"|started|began|left|quit|teach|taught|run|ran|use|used|got|opened|bought|went|switched"
+    r"|changed|stopped|joined|became|eat|drink|play|study|studied|own|founded|retired|married"
+    r"|split|broke|adopted|migrated|turned|now|also|still|currently|recently|just|then"
 )
 # where an object ends: a clause break, a reason, a time, a role ("at Google as an engineer")
 STOP = re.compile(
     r"\s+(?:because|since|but|though|although|while|whenever|when|if|unless|so that|which|who"
-    r"|and then|and (?=(?:i|i'm|i've|i'll|my|we|it)\b)|as (?=an?|the|my)"
-    r"|for (?=the|this|that|our|my|now|it)|(?:last|this|next) (?=week|month|year|weekend|\w+day)"
+    r"|and then|and (?=(?:i|i'm|i've|i'll|my|we|it|so)\b)|and (?=(?:" + CLAUSE_VERBS + r")\b)"
+    r"|so (?=(?:i|i'm|we|we're)\b)|as (?=an?|the|my)"
+    r"|for (?=the|this|that|our|my|now|it|a new|all|every|work)"
+    r"|after (?=\d|my|the|a|an|years|months)"
+    r"|(?:last|this|next) (?=week|month|year|weekend|spring|summer|autumn|fall|winter|\w+day)"
+    r"|in (?=(?:the\s+)?(?:spring|summer|autumn|fall|winter|january|february|march|april|may"
+    r"|june|july|august|september|october|november|december|\d{4})\b)"
     r"|(?:\w+ )?\w+ ago)\b|[,;:，；：]|因为|但是|但|可是|不过|所以|而且|并且|然后",
     re.I,
 )
@@ -75,15 +102,16 @@ COMPARE_BEFORE = re.compile(
 )
 CHANGE = re.compile(
     r"\b(?:now|nowadays|these days|anymore|any more|no longer|instead|actually|switched|changed"
-    r"|from now on)\b|现在|如今|不再|改成|换成|改为|改喝|改用|以后|其实|已经不"
-    r"|不.{0,8}了(?=$|[，,。！!])",
+    r"|from now on)\b|现在|如今|不再|改成|换成|改为|改喝|改用|以后|其实"
+    r"|已经不|换了|不.{0,8}了(?=$|[，,。！!])",
     re.I,
 )
 QUESTION = re.compile(
     r"[?？]\s*$|^(?:what|which|who|whom|whose|where|when|why|how)(?:'s|'re|\s+(?:do|does|did|is"
     r"|are|am|was|were|can|could|would|will|should|have|has|much|many|old|long|often)\b)"
     r"|^(?:do|does|did|is|are|am|was|were|can|could|would|will|should|shall|have|has)\s+(?:i|you"
-    r"|we|my|your|he|she|they|it|there)\b|[吗呢么嘛][。！!]?\s*$|什么|哪|谁|怎么|为什么|多少|几(?:岁|个|点|号)",
+    r"|we|my|your|he|she|they|it|there)\b|[吗呢么嘛][。！!]?\s*$|什么(?![都也])|哪(?![儿里]?[都也])"
+    r"|谁(?![都也])|怎么|为什么|多少|几(?:岁|个|点|号)",
     re.I,
 )
 # requests to the assistant and hypotheticals state nothing about the user
@@ -105,45 +133,86 @@ _NOISE_CN = (
 )
 NOISE = re.compile(rf"^(?:[\W_]|\b(?:{_NOISE_EN})\b|{_NOISE_CN})*$", re.I)
 NOISE_PREFIX = re.compile(rf"^(?:(?:\b(?:{_NOISE_EN})\b|{_NOISE_CN})[\s,，!！.。~]+)+", re.I)
+# words before a fact that announce it and are not part of it ("Big news: I moved to …",
+# "Remember that …", "记住：…"); taken off a sentence before it is read
+LEAD_IN = re.compile(
+    r"^(?:(?:(?:small|quick|big|little|minor|huge|some|good|great|exciting|sad|a bit of)\s+)?"
+    r"(?:update|news|change|heads[- ]up|fyi|note|reminder|announcement)\s*[:!,.\-–—]+"
+    r"|(?:just\s+)?(?:so\s+you\s+know|for\s+the\s+record|fun\s+fact|for\s+context|fyi|btw"
+    r"|by\s+the\s+way|oh\s+and|also|anyway|guess\s+what|actually|well|ok(?:ay)?\s+so|so|and)"
+    r"\s*[,:!.]?(?=\s)"
+    r"|(?:please\s+)?(?:remember|note|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget"
+    r"|make\s+a\s+note|take\s+note)(?:\s+that)?\s*[:,]?(?=\s)"
+    r"|(?:just\s+)?an?\s+(?:quick\s+|friendly\s+)?reminder\s*[,:!.\-–—]"
+    r"|(?:like|as)\s+I\s+(?:said|mentioned|told\s+you)(?:\s+before)?\s*,?"
+    r"|(?:请)?(?:记住|记一下|记得|提醒一下|提醒你|跟你说个?(?:消息|事|好消息)?|告诉你(?:个好?消息)?"
+    r"|对了|顺便说一下|顺便说一句|说一下|我说过|之前说过|我之前说过|更新一下|小更新|好消息|大新闻"
+    r"|补充一下|另外)[：:，,！!。]?)\s*",
+    re.I,
+)
 # an object that points at the conversation, not at the world ("I like the idea of a
 # picnic" approves a suggestion; the value is checked after "the" is stripped)
 BAD_VALUE = re.compile(
     r"^(?:it|this|that|these|those|them|him|her|one|so|what|how|when|where|why|which|who|if"
     r"|whether|(?:the\s+)?(?:way|idea|ideas|suggestions?|tips?|advice|recommendations?)"
-    r"|talking|chatting|it's|that's)\b|\byou\b|\byour"
-    r"|^(?:它|这|那|什么|怎么|的)|你|您",
+    r"|talking|chatting|it's|that's|there|here)\b|\byou\b|\byour"
+    r"|^(?:它|这|那|什么(?!都)|怎么|的)|你|您",
     re.I,
 )
 # a connective left dangling when a sentence is cut between two facts
-JOINER = re.compile(r"[\s,，;；]*(?:\b(?:and|but|so)|而且|并且|但是?)?[\s,，;；]*$", re.I)
+JOINER = re.compile(r"[\s,，;；]*(?:\b(?:and|but|so)|而且|并且|但是?|也)?[\s,，;；]*$", re.I)
 # "I'm going to bed" or "to the store" is not a plan; "to the Alps next week" is
 TRIVIAL_PLAN = re.compile(
     r"^(?:bed|sleep|ask|say|try|be|go|leave|check|think|need|have|see)\b"
     r"|^(?:the|a|an)\s(?!.*\b(?:tomorrow|tonight|next|this|on \w+day)\b)",
     re.I,
 )
+# "I'm Priya" names the user; "I'm Italian" or "I'm Fine" does not
+NOT_A_NAME = words(
+    "american british english french german italian spanish chinese japanese korean indian "
+    "canadian australian mexican brazilian russian irish scottish welsh dutch swedish norwegian "
+    "danish finnish polish greek turkish portuguese swiss austrian belgian jewish muslim "
+    "christian catholic buddhist hindu asian european african latino latina vegan vegetarian "
+    "fine good great okay ok sorry back done ready here home new sure happy tired busy so not "
+    "just also still really very glad excited sad single married engaged retired"
+)
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A pattern; groups ``obj`` (required), ``neg``, ``excl``, ``topic``, ``pet``, ``elided``."""
+    """A pattern; groups ``obj`` (required), ``neg``, ``excl``, ``topic``, ``pet``, ``elided``,
+    ``other`` (the value it replaces) and ``org`` (an employer named beside a job)."""
 
     pattern: re.Pattern[str]
-    slot: str | None  # fixed slot; None: derived from the value (see the module docstring)
+    slot: str | None  # fixed slot; None: derived from the value (see rule_match.slot_for)
     change: bool  # the wording itself says the value is new ("I moved to")
     exclusive: bool  # one value at a time ("prefer", "favourite", "switched to")
+    ends: bool = False  # the wording says the value is over ("I left teaching", "分手了")
 
 
 MACROS = {
     "<OBJ>": r"(?P<obj>[^,;:，；：]+)",
-    "<I>": r"\bI\s+",
-    "<IM>": r"\bI(?:'m|’m| am)\s+",
-    # a Chinese clause may drop its subject after a comma ("我叫张三，今年30岁"): the
-    # empty ``elided`` group says so, and the match then needs 我 earlier in the sentence
+    # the user as subject, or (after "and") the user's subject left out: "I live in Berlin
+    # and work as a nurse"; the empty ``elided`` group says so, and the match then needs
+    # "I" or "we" earlier in the sentence
+    "<I>": r"(?:\bI\s+|(?<=\band\s)(?P<elided>))",
+    "<SUBJ>": r"(?:\b(?:I|we)(?:'ve|’ve| have)?\s+|(?<=\band\s)(?P<elided>))",
+    "<IM>": r"(?:\bI(?:'m|’m| am)\s+|(?<=\band\s)(?P<elided>)am\s+)",
+    # a Chinese clause may drop its subject after a comma ("我叫张三，今年30岁")
     "<WO>": r"(?:我(?!们)|(?<=[，,])(?P<elided>))",
+    "<WE>": r"(?:我们?|(?<=[，,])(?P<elided>))",
+    # when, between a Chinese subject and its verb ("我们今年春天搬去了重庆")
+    "<CNWHEN>": r"(?:今年|去年|前年|上个?月|上周|上星期|这个?月|最近|刚刚?|已经|终于|前几天"
+    r"|前段时间|年初|年底|春天|夏天|秋天|冬天|\d{1,4}[年月]|[一二三四五六七八九十]+月|也|都|还)*",
     "<JOBS>": r"engineer|developer|programmer|designer|teacher|professor|doctor|nurse|student"
     r"|lawyer|manager|scientist|researcher|writer|artist|accountant|consultant|analyst|architect"
-    r"|chef|journalist|photographer|musician|pharmacist|dentist|farmer|pilot|driver|founder",
+    r"|chef|journalist|photographer|musician|pharmacist|dentist|farmer|pilot|driver|founder"
+    r"|planner|baker|barista|freelancer|translator|electrician|plumber|mechanic|cook|waiter"
+    r"|waitress|cashier|clerk|editor|therapist|psychologist|paramedic|firefighter|officer"
+    r"|librarian|veterinarian|vet|surgeon|intern|director|ceo|cto|owner|entrepreneur|tutor"
+    r"|coach|trainer|carpenter|tester|administrator|admin|specialist|technician|assistant",
+    "<CNJOBS>": r"师|员|生|家|者|经理|警察|老板|司机|护士|会计|医生|老师|教师|律师|厨师|记者"
+    r"|店主|主管|总监|创始人|模特|演员|歌手|作家|画家|翻译",
     "<WHEN>": r"tomorrow|tonight|next\s+(?:week|month|year|weekend|\w+day)|this\s+(?:weekend|week"
     r"|month|year|summer|winter|spring|fall|autumn|evening|afternoon)|on\s+\w+day"
     r"|in\s+(?:two|three|a few|\d+)\s+\w+",
@@ -161,6 +230,9 @@ MACROS = {
     r"(?:[\w-]+\s+)?(?:friends?|family|partner|wife|husband|kids|children|son|daughter|parents"
     r"|mom|dad|mother|father|sister|brother|cousins?|colleagues?|coworkers?|team|boyfriend"
     r"|girlfriend|fianc[eé]e?|group|guys|him|her|them|us)\b",
+    "<PARTNER>": r"partner|wife|husband|girlfriend|boyfriend|fianc[eé]e?|spouse",
+    "<CNPARTNER>": r"男朋友|女朋友|对象|老公|老婆|丈夫|妻子|伴侣|未婚夫|未婚妻",
+    "<NAME>": r"(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)",
 }
 
 
@@ -168,8 +240,8 @@ def rules(table: str) -> list[Rule]:
     """A family from a table, a rule a line: ``slot flags | regex``.
 
     ``-`` is no fixed slot; flags: ``c`` the wording says the value changed,
-    ``x`` the slot holds one value at a time. ``<OBJ>`` and the other
-    :data:`MACROS` spell the shared pieces once.
+    ``x`` the slot holds one value at a time, ``e`` the value is over.
+    ``<OBJ>`` and the other :data:`MACROS` spell the shared pieces once.
     """
     out: list[Rule] = []
     for line in table.strip().splitlines():
@@ -178,100 +250,7 @@ def rules(table: str) -> list[Rule]:
         for name, text in MACROS.items():
             pattern = pattern.replace(name, text)
         compiled = re.compile(pattern.strip(), re.I)
-        out.append(Rule(compiled, None if slot == "-" else slot, "c" in flags, "x" in flags))
+        out.append(
+            Rule(compiled, None if slot == "-" else slot, "c" in flags, "x" in flags, "e" in flags)
+        )
     return out
-
-
-BIOGRAPHY_RULES = rules(r"""
-name       | \bmy\s+(?:first\s+|full\s+)?name\s+is\s+<OBJ>
-name       | \b(?:call me|I(?:'m| am) called)\s+(?-i:(?P<obj>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))
-name       | <WO>(?:的名字(?:是|叫)|叫)<OBJ>
-age        | <IM>(?P<obj>\d{1,3})(?=\s+years?\s+old|\s*(?:[,;.!]|$)|\s+(?:and|but|now)\b)
-age c      | \bI(?:'ve| have)?\s+(?:just\s+)?turned\s+(?P<obj>\d{1,3})\b
-age        | <WO>(?:今年|现在)?(?P<obj>\d{1,3}|[一二三四五六七八九十两百]{1,4})岁(?=了|$|[，,。！!])
-birthday   | \bmy\s+birthday\s+is\s+(?:on\s+)?<OBJ>
-birthday   | <I>was\s+born\s+(?:on\s+|in\s+(?=\d))<OBJ>
-birthday   | <WO>的?生日是?<OBJ>
-birthday   | 我(?:是|出生于|生于)(?P<obj>[^，,]*?\d[^，,]*?)(?:出生|生)?的?$
-lives_in   | <I>(?:currently\s+|now\s+|still\s+)?(?:live|reside)\s+in\s+<OBJ>
-lives_in   | <IM>(?:currently\s+|now\s+)?(?:living|based)\s+in\s+<OBJ>
-lives_in c | \bI(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:from\s+[^,;]+?\s+)?to\s+(?!an?\s)<OBJ>
-lives_in   | <WO>(?:现在|目前|一直)?(?:住在|居住在|生活在|定居在?)<OBJ>
-lives_in c | <WO>(?:已经|最近|刚|刚刚)?(?:搬到|搬去|搬家到)了?<OBJ>
-lives_in   | <WO>(?:现在|目前)?在(?P<obj>[^，,]{1,15}?)(?:生活|居住|定居)
-from       | <IM>(?:originally\s+)?from\s+<OBJ>
-from       | <I>(?:was\s+born|grew\s+up)\s+in\s+(?!\d)<OBJ>
-from       | <WO>(?:来自|出生在|生在)<OBJ>
-from       | 我在(?P<obj>[^，,]{1,15}?)长大
-from       | 我是(?P<obj>[^，,的]{1,10}?)人$
-works_at   | <I>(?:currently\s+|now\s+|still\s+)?work\s+(?:at|for)\s+<OBJ>
-works_at   | <IM>(?:currently\s+|now\s+)?(?:working|employed)\s+(?:at|for|by)\s+<OBJ>
-works_at c | \bI(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:joined|started\s+(?:working\s+)?at)\s+<OBJ>
-works_at   | <WO>(?:现在|目前)?在(?P<obj>[^，,]{1,20}?)(?:工作|上班|任职|实习)
-works_at c | <WO>(?:已经|刚|刚刚)?(?:加入了?|入职了?)<OBJ>
-diet       | <IM>(?:an?\s+)?(?P<obj>vegetarian|vegan|pescatarian)\b
-diet       | 我(?:是)?(?P<obj>吃素|素食者|素食主义者)
-allergy    | <IM>allergic\s+to\s+<OBJ>
-allergy    | 我对(?P<obj>[^，,]{1,15}?)过敏
-job        | <I>(?:currently\s+|now\s+)?work\s+as\s+(?:an?\s+)?<OBJ>
-job        | \bmy\s+(?:job|profession|occupation)\s+is\s+(?:an?\s+)?<OBJ>
-job        | <IM>(?:now\s+)?an?\s+(?P<obj>(?:[\w-]+\s+){0,3}?(?:<JOBS>))s?\b
-job        | <WO>(?:现在|目前)?(?:是|当)(?:一名|一个|一位|个|名)<OBJ>
-job        | <WO>的(?:职业|工作)是<OBJ>
-job        | 我(?:现在|目前)?是(?P<obj>[^，,的]{1,8}?(?:师|员|生|家|者|经理|警察|老板|司机|护士|会计))(?=$|[，,。！!了])
-pet        | <I>have\s+(?:an?|one|two)\s+(?P<pet>dog|cat|puppy|kitten)s?\s+(?:named|called)\s+<OBJ>
-pet        | \bmy\s+(?P<pet>dog|cat|puppy|kitten)(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+<OBJ>
-pet        | 我家?(?:有[一两]?[只条]|的)(?P<pet>小狗|小猫|狗|猫)[，,]?它?(?:叫|名叫|的名字是|名字叫)<OBJ>
-""")  # noqa: E501
-PREFERENCE_RULES = rules(r"""
-- x  | \bmy\s+(?:all-time\s+)?(?:favou?rite|fav)\s+(?P<topic>[\w\s-]{1,30}?)\s+(?:is|are)\s+<OBJ>
-- x  | ^(?P<obj>[^,;:]+?)\s+(?:is|are)\s+(?:now\s+)?my\s+(?:favou?rite|fav)\s+(?P<topic>[\w\s-]{1,30}?)(?:\s+now)?$
-- x  | <WO>(?:现在)?最?(?:喜欢|爱)的(?P<topic>[^，,是]{1,8})是<OBJ>
--    | \bI\s+(?:(?:really|truly|totally|absolutely|definitely|actually|now|still|also|just|kind of|kinda|much|generally|personally|usually|always|mostly|honestly)\s+)*(?P<neg>(?:don't|do not|didn't|no longer|never)\s+(?:really\s+|much\s+)?)?(?P<verb>like|love|enjoy|adore|hate|dislike|detest|can't stand|cannot stand|(?P<excl>prefer))s?\s+<OBJ>
-- x  | \bI(?:'d| would)\s+(?:much\s+)?rather\s+<OBJ>
--    | <IM>(?P<neg>not\s+)?(?:really\s+)?(?:into|a\s+(?:big\s+|huge\s+)?fan\s+of)\s+<OBJ>
-- cx | \bI(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:switched|changed|converted)\s+(?:from\s+(?P<other>[^,;]+?)\s+)?to\s+<OBJ>
--    | <WO>(?:现在|如今|最近|其实|真的|很|非常|特别|超|挺|比较|一直|还是|也|都|还|已经|真)*(?P<excl>更|最)?(?P<neg>不再|不太|不怎么|不|没那么)?(?:很|太|再|怎么|那么)*(?P<verb>喜欢|爱(?!人|好)|偏爱|偏好|讨厌|厌恶|受不了|热爱|钟爱)<OBJ>
-- cx | 我(?:现在|已经|最近)*把(?P<other>[^，,]+?)(?:换|改)(?:成|为)了?<OBJ>
-- cx | 我(?:现在|已经|最近)*(?:改|换)(?:成|为)?了?<OBJ>
-""")  # noqa: E501
-NEG_VERBS = frozenset(
-    ("hate", "dislike", "detest", "can't stand", "cannot stand", "讨厌", "厌恶", "受不了")
-)
-DECISION_RULES = rules(r"""
-- | \b(?:we|I)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:decided|agreed|settled)\s+(?:to|on|that|upon)?\s*<OBJ>
-- | \blet(?:'s|’s| us)\s+(?:go with|use|stick with|pick|choose|adopt|switch to)\s+<OBJ>
-- | \b(?:we|I)(?:'ll| will|'re going to| are going to|'m going to| am going to)\s+(?:go with|use|stick with|adopt|pick|choose)\s+<OBJ>
-- | \b(?:we|I)\s+(?:went with(?!<COMPANY>)|picked|chose|opted for|settled on)\s+<OBJ>
-- | \bthe decision is\s+(?:to\s+)?<OBJ>
-- | 我们?(?:已经|最后|最终|还是)?(?:决定|商定|定了|选定)了?<OBJ>
-- | (?:我们|那)?就用<OBJ>
-- | 我们?(?:最后|最终)?(?:选择|选)了?<OBJ>
-""")  # noqa: E501
-PLAN_RULES = rules(r"""
-- | \b(?:I|we)(?:'m| am|'re| are)\s+(?:going|planning|hoping|intending|about)\s+(?:to|on)\s+<OBJ>
-- | \b(?:I|we)\s+(?:plan|intend|hope|aim)\s+to\s+<OBJ>
-- | \b(?:I|we)(?:'m| am|'re| are)\s+planning\s+(?:an?|the|my|our)\s+<OBJ>
-- | \bmy\s+plan\s+is\s+(?:to\s+)?<OBJ>
-- | \b(?:I|we)(?:'ll| will| shall)\s+(?P<obj>[^,;:]*\b(?:<WHEN>)\b[^,;:]*)
-- | \b(?:<WHEN>)\s*,?\s*(?:I|we)(?:'ll| will|'m going to| am going to)?\s+<OBJ>
-- | 我们?正?(?:打算|计划|准备)<OBJ>
-- | 我的计划是<OBJ>
-- | (?:<WHEN_CN>)[，,]?我们?(?:要|会|将|打算|准备|想)?<OBJ>
-- | 我们?(?:<WHEN_CN>)(?:要|会|将|打算|准备|想)<OBJ>
-""")
-HABIT_RULES = rules(r"""
-- | \b(?:I|we)\s+(?:usually|always|often|normally|typically|generally|regularly|frequently|mostly|never|rarely|tend to)\s+(?!<MIND>)<OBJ>
-- | \b(?:<FREQ>)\s*,?\s*(?:I|we)\s+<OBJ>
-- | \b(?:I|we)\s+(?!(?:will|'ll|am|was|did|would|could|should|might)\b)(?P<obj>(?:[\w']+\s+){1,6}?(?:<FREQ>)\b[^,;:]*)
-- | 我们?(?:通常|平时|一般|经常|常常|总是|往往|习惯|一向|<FREQ_CN>)<OBJ>
-- | <FREQ_CN>[，,]?我们?<OBJ>
-""")  # noqa: E501
-# priority order: where two matches overlap, the earlier family wins
-FAMILIES: tuple[tuple[Kind, list[Rule]], ...] = (
-    ("biography", BIOGRAPHY_RULES),
-    ("preference", PREFERENCE_RULES),
-    ("decision", DECISION_RULES),
-    ("plan", PLAN_RULES),
-    ("habit", HABIT_RULES),
-)

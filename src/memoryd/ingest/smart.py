@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -41,14 +42,12 @@ import numpy.typing as npt
 
 from memoryd.ingest import rules
 from memoryd.ingest.admission import admit
+from memoryd.ingest.apply import apply_decision
 from memoryd.ingest.extract_llm import extract_with_llm
+from memoryd.ingest.neighbours import existing_for
 from memoryd.ingest.noise import NoiseFilter
 from memoryd.ingest.reconcile import (
     DUPLICATE_SIMILARITY,
-    MAX_EXISTING,
-    MAX_PER_FACT,
-    MIN_SIMILARITY,
-    SUPPORT_CONFIDENCE_STEP,
     Candidate,
     Decision,
     Fact,
@@ -59,44 +58,25 @@ from memoryd.ingest.reconcile import (
 from memoryd.ingest.reconcile_llm import Verdict, reconcile_with_llm
 from memoryd.ingest.select import select_messages
 from memoryd.llm import LLMClient, LLMError, Usage
-from memoryd.models import Memory, MemoryType, Relation, RelationType, utcnow
+from memoryd.models import parse_ts
 from memoryd.service import MemoryService
-from memoryd.sharing import Sharing
-from memoryd.store import MemoryFilter
 
-SMART_SOURCE = "smart-ingest"
 # how sure a rule match is that it found a durable fact (an LLM says so per fact)
 RULE_CONFIDENCE = 0.7
-EXTRACTED_TYPES = (MemoryType.INSIGHT, MemoryType.PINNED)
 RULES, LLM, LLM_FAILED = "rules", "llm", "rules (llm failed)"
 # decisions that leave the target memory behind: a later fact must not change it again
 RETIRING = frozenset((Decision.MERGE, Decision.SUPERSEDE))
-CREATING = {
-    Decision.SUPERSEDE: RelationType.SUPERSEDES,
-    Decision.CONTEXTUALIZE: RelationType.CONTEXTUALIZES,
-    Decision.CONTRADICT: RelationType.CONTRADICTS,
-}
 
 
-def facts_from_rules(messages: list[tuple[str, str]]) -> list[Fact]:
-    """Facts by the rule families (no LLM): the user's own sentences, with slots."""
+def facts_from_rules(
+    messages: list[tuple[str, str]],
+    dates: list[datetime | None] | None = None,
+    session_id: str | None = None,
+) -> list[Fact]:
+    """Facts by the rule families (no LLM), about the user, with their slots and dates."""
     return [
-        Fact(
-            content=f.content,
-            category=f.category,
-            l0_abstract=f.l0_abstract,
-            l1_overview=f.l1_overview,
-            l2_content=f.l2_content,
-            tags=list(f.tags),
-            importance=f.importance,
-            confidence=RULE_CONFIDENCE,
-            slot=f.slot,
-            value=f.value,
-            negative=f.negative,
-            change=f.change,
-            exclusive=f.exclusive,
-        )
-        for f in rules.extract_facts(messages)
+        Fact.from_rules(f, RULE_CONFIDENCE, dates[f.message] if dates else None, session_id)
+        for f in rules.extract_facts(messages, dates=dates)
     ]
 
 
@@ -128,10 +108,13 @@ class SmartIngest:
 
     # ------------------------------------------------------------------ the task
     def run(self, payload: dict[str, Any]) -> dict[str, Any]:
-        messages = [(m["role"], m["content"]) for m in payload.get("messages", [])]
+        sent = payload.get("messages", [])
+        messages = [(m["role"], m["content"]) for m in sent]
         selected = select_messages(messages)
+        # when each selected message was said (tasks queued before dates were kept have none)
+        dates = [parse_ts(m.get("said_at")) for m in sent][len(messages) - len(selected) :]
         report = Report()
-        facts = self._extract(selected, report)
+        facts = self._extract(selected, dates, payload.get("session_id"), report)
         return {"messages_selected": len(selected), **self.reconcile(facts, payload, report)}
 
     def reconcile(
@@ -163,16 +146,25 @@ class SmartIngest:
             }
         return result
 
-    def _extract(self, selected: list[tuple[str, str]], report: Report) -> list[Fact]:
+    def _extract(
+        self,
+        selected: list[tuple[str, str]],
+        dates: list[datetime | None],
+        session_id: str | None,
+        report: Report,
+    ) -> list[Fact]:
         if self.llm is None:
-            return facts_from_rules(selected)
+            return facts_from_rules(selected, dates, session_id)
         try:
             facts = extract_with_llm(self.llm, selected, report.usage)
         except LLMError as exc:
             report.failed("extraction", exc)
             report.extractor = LLM_FAILED
-            return facts_from_rules(selected)
+            return facts_from_rules(selected, dates, session_id)
         report.extractor = LLM
+        latest = next((d for d in reversed(dates) if d is not None), None)
+        for fact in facts:  # one call for the batch: its facts hold from its last message
+            fact.valid_from, fact.session_id = latest, session_id
         return facts
 
     # ------------------------------------------------------------------ reconciliation
@@ -188,7 +180,7 @@ class SmartIngest:
                 continue
             decision, target = rule_decision(fact, candidates)
             verdict = Verdict(enforce(decision, fact, target), target)
-            self._execute(verdict, fact, vectors[i], payload)
+            apply_decision(self.service, verdict, fact, payload)
             r.decisions[verdict.decision.value] += 1
 
     def _reconcile_batch(
@@ -231,7 +223,7 @@ class SmartIngest:
                 verdict = Verdict(*rule_decision(fact, candidates))
             verdict.decision = enforce(verdict.decision, fact, verdict.target)
             self._guard_batch(verdict, vector, retired, created)
-            made = self._execute(verdict, fact, vector, payload)
+            made = apply_decision(self.service, verdict, fact, payload)
             if verdict.target is not None and verdict.decision in RETIRING:
                 retired.add(verdict.target.id)
             if made is not None:
@@ -260,117 +252,14 @@ class SmartIngest:
     ) -> list[Candidate] | None:
         """Noise filter and admission; the fact's candidates when it passes both."""
         if not screen:
-            return self._candidates(fact, vector)
+            return existing_for(self.service, fact, vector)
         if self.noise.check(fact.content, vector) is not None:
             counts["noise"] += 1
             return None
-        candidates = self._candidates(fact, vector)
+        candidates = existing_for(self.service, fact, vector)
         novelty = 1.0 - max((c.similarity for c in candidates), default=0.0)
         gate = admit(fact.category, fact.importance, fact.confidence, max(novelty, 0.0))
         if not gate.admitted:
             counts["rejected"] += 1
             return None
         return candidates
-
-    # ------------------------------------------------------------------ existing memories
-    def _candidates(self, fact: Fact, vector: npt.NDArray[np.float32]) -> list[Candidate]:
-        """Dual search (vector + keywords) among extracted and pinned memories, plus the slot."""
-        svc, store = self.service, self.store
-        live = MemoryFilter(memory_type=list(EXTRACTED_TYPES), live_at=utcnow())
-        rowids = [
-            r
-            for r, _ in store.vector_search(svc.tenant_id, svc.space_id, vector, MAX_PER_FACT, live)
-        ]
-        rowids += [
-            r
-            for r, _ in store.bm25_search(
-                svc.tenant_id, svc.space_id, fact.content, MAX_PER_FACT, live
-            )
-        ]
-        found = list(store.by_rowids(list(dict.fromkeys(rowids))).values())
-        if fact.slot_tag is not None:
-            same_slot, _ = store.list_memories(
-                svc.tenant_id,
-                [svc.space_id],
-                MemoryFilter(
-                    tags=[fact.slot_tag], live_at=utcnow(), memory_type=list(EXTRACTED_TYPES)
-                ),
-                limit=MAX_PER_FACT,
-            )
-            slot_ids = {m.id for m in same_slot}
-            found = same_slot + [m for m in found if m.id not in slot_ids]
-        found = found[:MAX_EXISTING]
-        out = []
-        unit = vector / (np.linalg.norm(vector) or 1.0)
-        stored_vectors = store.vectors_of([m.id for m in found]) if found else {}
-        for memory in found:
-            stored = stored_vectors.get(memory.id)
-            similarity = 0.0 if stored is None else float(stored @ unit)
-            in_slot = fact.slot_tag is not None and fact.slot_tag in memory.tags
-            if similarity >= MIN_SIMILARITY or in_slot:
-                out.append(Candidate(memory, similarity))
-        return out
-
-    # ------------------------------------------------------------------ decisions
-    def _execute(
-        self, verdict: Verdict, fact: Fact, vector: npt.NDArray[np.float32], payload: dict[str, Any]
-    ) -> Memory | None:
-        """Apply one decision to the store; the memory it created, if any.
-
-        Nothing is destroyed: MERGE keeps the previous content in the
-        memory's history, SUPERSEDE keeps the old memory, invalidated.
-        """
-        svc, decision, target = self.service, verdict.decision, verdict.target
-        if decision is Decision.SKIP:
-            return None
-        if decision is Decision.SUPPORT and target is not None:
-            svc.update(target.id, confidence=min(1.0, target.confidence + SUPPORT_CONFIDENCE_STEP))
-            return None
-        if decision is Decision.MERGE and target is not None:
-            merged = verdict.merged_content
-            svc.update(
-                target.id,
-                content=merged or fact.content,
-                tags=self._tags(fact, payload),
-                l0_abstract=merged[: rules.MAX_L0_CHARS] if merged else fact.l0_abstract,
-            )
-            return None
-        relation = CREATING.get(decision)
-        relations = (
-            []
-            if relation is None or target is None
-            else [
-                Relation(
-                    relation_type=relation, target_id=target.id, context_label=verdict.context_label
-                )
-            ]
-        )
-        created = svc.add(
-            fact.content,
-            memory_type=MemoryType.INSIGHT,
-            category=fact.category,
-            tags=self._tags(fact, payload),
-            source=payload.get("source") or SMART_SOURCE,
-            agent_id=payload.get("agent_id"),
-            session_id=payload.get("session_id"),
-            importance=fact.importance,
-            confidence=fact.confidence,
-            l0_abstract=fact.l0_abstract,
-            l1_overview=fact.l1_overview,
-            l2_content=fact.l2_content or None,
-            relations=relations,
-        )
-        Sharing(svc).apply_auto_share(created)  # rules watching this space, as for direct creates
-        if target is None:
-            return created
-        if decision is Decision.SUPERSEDE:
-            now = utcnow()
-            svc.update(target.id, invalidated_at=now, superseded_by=created.id, valid_to=now)
-        elif decision is Decision.CONTRADICT:
-            back = Relation(relation_type=RelationType.CONTRADICTS, target_id=created.id)
-            svc.update(target.id, relations=[*target.relations, back])
-        return created
-
-    @staticmethod
-    def _tags(fact: Fact, payload: dict[str, Any]) -> list[str]:
-        return list(dict.fromkeys([*fact.tags, *(payload.get("tags") or []), *fact.slot_tags()]))

@@ -5,9 +5,11 @@ benchmark) derives a variant with ``dataclasses.replace`` and the pipeline
 code never changes. Two recipes ship:
 
 * ``SEED_RECIPE``: the seed's pipeline exactly (RRF fusion, 0.7 / 0.3).
-* ``DEFAULT_RECIPE``: the same stages with two changes. Stage 2 is a convex
+* ``DEFAULT_RECIPE``: the same stages with these changes. Stage 2 is a convex
   combination of the two legs' min-max normalised scores with equal weights
-  instead of RRF, and stage 4 keeps what scores 0.2 rather than 0.3.
+  instead of RRF, and stage 4 keeps what scores 0.2 rather than 0.3. Stage 2
+  also weighs down the raw turns that state a replaced value, or nothing,
+  and stages 2 and 3 scale small candidate sets from 0 (``anchor_small_sets``).
 
   RRF keeps only ranks, so a leg that is sure (an exact name, a
   near-identical sentence) counts no more than one that is guessing; a
@@ -30,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from memoryd.models import Memory, MemoryType, RelationType, SpaceType
+from memoryd.models import Memory, MemoryType, SpaceType
 
 # stage 1: each leg fetches limit × FETCH_MULTIPLIER candidates
 FETCH_MULTIPLIER = 3
@@ -42,14 +44,23 @@ RRF_K = 60.0
 VECTOR_WEIGHT = 0.7
 BM25_WEIGHT = 0.3
 PINNED_BOOST = 1.5
-# a distilled memory that superseded another holds the current value: it ranks
-# above the raw turn that said the old one (which stays searchable). Other
-# distilled memories rank as peers of their turns: boosting every one let
-# loosely extracted facts of unrelated sessions push answers out of the top 5
-# on LongMemEval (docs/benchmarks.md). The seed recipe keeps 1.0.
-SUPERSEDING_BOOST = 1.5
+# Distilled memories rank as peers of the turns they came from: boosting them let loosely
+# extracted facts of unrelated sessions push answers out of the top 5 on LongMemEval
+# (docs/benchmarks.md). What a change needs is the other way round: a raw turn whose fact
+# was since superseded ("user: I live in Berlin" after the move)
+# states what is no longer true: it stays searchable, at half its weight, and never
+# above the memory that replaced it (Retriever.search). A turn that carries nothing
+# (importance 0: "Big change!", "杭州很美！") ranks last: ×0.1 puts it under the floor
+# of stage 4 unless the caller lowers it. The seed recipe keeps 1.0 for both.
+STALE_TURN_BOOST = 0.5
+CONTENTLESS_TURN_BOOST = 0.1
 # stage 3
 RRF_SCALE = 40.0
+# stages 2 and 3 under the default recipe: when the vector leg returned fewer candidates
+# than it asked for, the candidates are all there is (a new user's store of three
+# memories, a narrow filter), so the weakest of them is no measure of "unrelated":
+# scores are scaled from 0 rather than stretched between the weakest and the best, and
+# a relevant memory is not pushed under the floor just for being last of three.
 # stage 4: the seed's floor, and the default recipe's under convex fusion
 MIN_SCORE = 0.3
 CONVEX_MIN_SCORE = 0.2
@@ -84,7 +95,9 @@ class SearchConfig:
     vector_weight: float = VECTOR_WEIGHT
     bm25_weight: float = BM25_WEIGHT
     pinned_boost: float = PINNED_BOOST
-    superseding_boost: float = 1.0
+    stale_turn_boost: float = 1.0
+    contentless_turn_boost: float = 1.0
+    anchor_small_sets: bool = False
     rrf_scale: float = RRF_SCALE
     min_score: float = MIN_SCORE
     topk_multiplier: int = TOPK_MULTIPLIER
@@ -106,18 +119,21 @@ DEFAULT_RECIPE = replace(
     fusion=FUSION,
     vector_weight=CONVEX_VECTOR_WEIGHT,
     bm25_weight=CONVEX_BM25_WEIGHT,
-    superseding_boost=SUPERSEDING_BOOST,
+    stale_turn_boost=STALE_TURN_BOOST,
+    contentless_turn_boost=CONTENTLESS_TURN_BOOST,
+    anchor_small_sets=True,
     min_score=CONVEX_MIN_SCORE,
 )
 RECIPES = {"default": DEFAULT_RECIPE, "seed": SEED_RECIPE}
 
 
 def type_boost(memory: Memory, config: SearchConfig) -> float:
-    """Stage 2's factor: pinned memories, and the current value of a changed fact."""
+    """Stage 2's factor: pinned memories up; raw turns that state a replaced value, or
+    nothing at all, down. Distilled memories are peers of the turns they came from."""
     if memory.memory_type is MemoryType.PINNED:
         return config.pinned_boost
-    if memory.memory_type is MemoryType.INSIGHT and any(
-        r.relation_type is RelationType.SUPERSEDES for r in memory.relations
-    ):
-        return config.superseding_boost
+    if memory.memory_type is MemoryType.SESSION:
+        if memory.importance == 0.0:
+            return config.contentless_turn_boost
+        return config.stale_turn_boost if memory.superseded_by else 1.0
     return 1.0

@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
@@ -18,7 +18,15 @@ import numpy.typing as npt
 
 from memoryd.embed import Embedder
 from memoryd.errors import MemorydError
-from memoryd.models import ScoredMemory, SearchResponse, SearchTrace, SpaceType, StageTrace
+from memoryd.models import (
+    Memory,
+    MemoryType,
+    ScoredMemory,
+    SearchResponse,
+    SearchTrace,
+    SpaceType,
+    StageTrace,
+)
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate, by_score
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
@@ -132,17 +140,17 @@ class Retriever:
         tracer: _Tracer,
     ) -> list[Candidate]:
         cfg, limit = request.config, request.limit
+        if request.filter.as_of is not None:  # what was true then: its turns were not stale
+            cfg = replace(cfg, stale_turn_boost=1.0)
         min_score = cfg.min_score if request.min_score is None else request.min_score
         started = time.perf_counter()
+        fetch = limit * cfg.fetch_multiplier
         found = parallel_search(
-            self.store,
-            tenant_id,
-            space_id,
-            request.query,
-            query_vector,
-            limit * cfg.fetch_multiplier,
-            request.filter,
+            self.store, tenant_id, space_id, request.query, query_vector, fetch, request.filter
         )
+        # fewer candidates than asked for: they are all the store holds for this query
+        vector_hits = sum(c.vector_score is not None for c in found)
+        exhaustive = (vector_hits or len(found)) < fetch
         memories = self.store.by_rowids([c.rowid for c in found])
         for c in found:
             c.memory = memories.get(c.rowid)
@@ -157,8 +165,10 @@ class Retriever:
                 )
             )
         stages: dict[str, Callable[[list[Candidate]], list[Candidate]]] = {
-            "fusion": lambda cs: rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg),
-            "rrf_normalize": lambda cs: rrf_normalize(cs, cfg),
+            "fusion": lambda cs: (
+                rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg, exhaustive)
+            ),
+            "rrf_normalize": lambda cs: rrf_normalize(cs, cfg, exhaustive),
             "min_score_filter": lambda cs: min_score_filter(cs, min_score),
             "topk_cap": lambda cs: topk_cap(cs, limit, cfg.topk_multiplier),
             "cross_encoder": lambda cs: cross_encoder_rerank(cs, request.query, self.reranker, cfg),
@@ -188,9 +198,12 @@ class Retriever:
             # per-space normalisation: each space's best hit scores its space weight
             merged += [(c, (c.score / top) * weight if top > 0 else 0.0) for c in found]
         merged.sort(key=lambda pair: -pair[1])
+        ranked = [(c.mem, score) for c, score in merged]
+        if request.filter.as_of is None:
+            ranked = current_first(ranked)
         results = [
-            ScoredMemory(memory=c.mem, score=round(score, 6))
-            for c, score in merged[: request.limit]
+            ScoredMemory(memory=memory, score=round(score, 6))
+            for memory, score in ranked[: request.limit]
         ]
         trace = None
         if request.include_trace:
@@ -202,4 +215,35 @@ class Retriever:
         return SearchResponse(results=results, trace=trace)
 
 
-__all__ = ["STAGES", "Retriever", "SearchRequest", "SpaceRef", "by_score", "stage_names"]
+def current_first(ranked: list[tuple[Memory, float]]) -> list[tuple[Memory, float]]:
+    """No raw turn above the memory that superseded what it said.
+
+    A turn whose fact was replaced ("user: I live in Berlin", after the move)
+    is moved to just below the replacing memory when both are found, with
+    that memory's score at most, so the order stays by score. Only the
+    superseded value's turn moves; everything else keeps its place.
+    """
+    out = list(ranked)
+    position = {memory.id: i for i, (memory, _) in enumerate(out)}
+    for memory, score in ranked:
+        newer = memory.superseded_by
+        if memory.memory_type is not MemoryType.SESSION or newer not in position:
+            continue
+        here, there = position[memory.id], position[newer]
+        if here > there:
+            continue
+        out.pop(here)
+        out.insert(there, (memory, min(score, out[there - 1][1])))
+        position = {m.id: i for i, (m, _) in enumerate(out)}
+    return out
+
+
+__all__ = [
+    "STAGES",
+    "Retriever",
+    "SearchRequest",
+    "SpaceRef",
+    "by_score",
+    "current_first",
+    "stage_names",
+]

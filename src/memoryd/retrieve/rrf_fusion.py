@@ -1,10 +1,10 @@
 """Stage 2: weighted Reciprocal Rank Fusion of the two legs.
 
 ``score = w_vec / (k + rank_vec) + w_bm25 / (k + rank_bm25)`` with 1-based
-ranks; a memory found by one leg only gets that leg's term. Pinned memories
-are multiplied by ``pinned_boost`` because the user asked for them directly,
-and distilled memories that superseded another by ``superseding_boost`` (1 in
-the seed recipe).
+ranks; a memory found by one leg only gets that leg's term. Each score is
+multiplied by its memory's factor (``config.type_boost``): pinned memories
+by ``pinned_boost`` because the user asked for them directly (the other
+factors are 1 in the seed recipe).
 """
 
 from __future__ import annotations

@@ -64,6 +64,8 @@ class MemoryCreate(MemoryFields):
     entity_context: str | None = None
     content: str | None = None
     key: str | None = None
+    # memoryd: the id of the memory this one supersedes (kept, with history)
+    replaces: str | None = None
 
 
 class MemoryUpdate(MemoryFields):

@@ -30,6 +30,7 @@ class MemoryFilter:
     tier: Sequence[Tier] | None = None
     key: str | None = None
     ids: Sequence[str] | None = None
+    superseded_by: str | None = None  # the memory that replaced what this one states
     created_after: datetime | None = None
     created_before: datetime | None = None
     # Live-ness: ``live_at`` keeps memories that were valid at that instant
@@ -55,6 +56,7 @@ class MemoryFilter:
                 self.tier,
                 self.key,
                 self.ids,
+                self.superseded_by,
                 self.created_after,
                 self.created_before,
                 self.as_of,
@@ -109,6 +111,7 @@ def where_clause(
         ("m.agent_id", f.agent_id),
         ("m.session_id", f.session_id),
         ("m.key", f.key),
+        ("m.superseded_by", f.superseded_by),
     ):
         if value is not None:
             parts.append(f"{column} = ?")

@@ -1,0 +1,235 @@
+"""The last step of the slow path: one reconciler decision, applied to the store.
+
+Nothing is destroyed. MERGE keeps the previous content in the memory's
+history and combines; SUPERSEDE keeps the old memory, invalidated, with
+``valid_to`` at the time the new value was said, so ``as_of`` before the
+change still finds it. A change said earlier than the value it would
+replace (an old chat imported late) does not overturn the newer value: it
+is stored as the history it is, already superseded by it.
+
+A superseded value lives on in the raw turns that said it ("user: I live in
+Berlin"), which stay searchable because nothing said is ever hidden. Those
+turns are marked with the memory that replaced their fact
+(``superseded_by``), so search ranks them below it and an injected context
+can say they are outdated (:mod:`memoryd.retrieve.config`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.errors import ValidationError
+from memoryd.ingest import rules
+from memoryd.ingest.conversation import context_of, spoken_by_user
+from memoryd.ingest.neighbours import existing_for
+from memoryd.ingest.reconcile import (
+    SLOT_TAG_PREFIX,
+    SUPPORT_CONFIDENCE_STEP,
+    VALUE_TAG_PREFIX,
+    Decision,
+    Fact,
+    merged_text,
+    slot_guard,
+    slot_value,
+)
+from memoryd.ingest.reconcile_llm import Verdict
+from memoryd.models import Memory, MemoryType, Relation, RelationType, utcnow
+from memoryd.sharing import Sharing
+from memoryd.store import MemoryFilter
+
+if TYPE_CHECKING:
+    from memoryd.service import MemoryService
+
+SMART_SOURCE = "smart-ingest"
+CREATING = {
+    Decision.SUPERSEDE: RelationType.SUPERSEDES,
+    Decision.CONTEXTUALIZE: RelationType.CONTEXTUALIZES,
+    Decision.CONTRADICT: RelationType.CONTRADICTS,
+}
+# the turns of one conversation read back to find those that said a superseded value
+MAX_SESSION_TURNS = 1000
+_SLOT_TAGS = (SLOT_TAG_PREFIX, VALUE_TAG_PREFIX, "polarity:")
+
+
+def fact_tags(fact: Fact, payload: dict[str, Any], slot: str | None = None) -> list[str]:
+    """The tags a fact's memory carries: its own, the request's, and its slot's.
+
+    ``slot`` replaces the fact's own where a change named the memory it
+    replaces in another slot ("stopped using Todoist and moved everything to
+    Notion": Notion takes the slot Todoist held).
+    """
+    own = fact.slot_tags()
+    if slot is not None and fact.slot != slot:
+        own = [SLOT_TAG_PREFIX + slot] + [t for t in own if not t.startswith(SLOT_TAG_PREFIX)]
+    return list(dict.fromkeys([*fact.tags, *(payload.get("tags") or []), *own]))
+
+
+def _start(memory: Memory) -> datetime:
+    return memory.valid_from or memory.created_at
+
+
+def apply_decision(
+    svc: MemoryService, verdict: Verdict, fact: Fact, payload: dict[str, Any]
+) -> Memory | None:
+    """Apply one decision; the memory it created, if any."""
+    decision, target = verdict.decision, verdict.target
+    if decision is Decision.SKIP:
+        return None
+    if decision is Decision.SUPPORT and target is not None:
+        svc.update(target.id, confidence=min(1.0, target.confidence + SUPPORT_CONFIDENCE_STEP))
+        return None
+    if decision is Decision.MERGE and target is not None:
+        merged = verdict.merged_content or merged_text(target.content, fact.content)
+        has_slot = any(t.startswith(SLOT_TAG_PREFIX) for t in target.tags)
+        added = [t for t in fact_tags(fact, payload) if not (has_slot and t.startswith(_SLOT_TAGS))]
+        svc.update(
+            target.id,
+            content=merged,
+            tags=list(dict.fromkeys([*target.tags, *added])),
+            l0_abstract=merged[: rules.MAX_L0_CHARS],
+        )
+        return None
+    if decision is Decision.SUPERSEDE and target is not None:
+        return _supersede(svc, verdict, fact, target, payload)
+    created = _create(svc, verdict, fact, payload, fact_tags(fact, payload))
+    if target is not None and decision is Decision.CONTRADICT:
+        back = Relation(relation_type=RelationType.CONTRADICTS, target_id=created.id)
+        svc.update(target.id, relations=[*target.relations, back])
+    return created
+
+
+def _create(
+    svc: MemoryService,
+    verdict: Verdict,
+    fact: Fact,
+    payload: dict[str, Any],
+    tags: list[str],
+    relations: list[Relation] | None = None,
+) -> Memory:
+    relation = CREATING.get(verdict.decision)
+    if relations is None:
+        relations = []
+        if relation is not None and verdict.target is not None:
+            label = verdict.context_label
+            relations = [Relation(relation_type=relation, target_id=verdict.target.id,
+                                  context_label=label)]  # fmt: skip
+    created = svc.add(
+        fact.content,
+        memory_type=MemoryType.INSIGHT,
+        category=fact.category,
+        tags=tags,
+        source=payload.get("source") or SMART_SOURCE,
+        agent_id=payload.get("agent_id"),
+        session_id=payload.get("session_id"),
+        importance=fact.importance,
+        confidence=fact.confidence,
+        l0_abstract=fact.l0_abstract,
+        l1_overview=fact.l1_overview,
+        l2_content=fact.l2_content or None,
+        relations=relations,
+        valid_from=fact.valid_from,
+    )
+    Sharing(svc).apply_auto_share(created)  # rules watching this space, as for direct creates
+    return created
+
+
+def _supersede(
+    svc: MemoryService, verdict: Verdict, fact: Fact, target: Memory, payload: dict[str, Any]
+) -> Memory:
+    """The new value replaces the target, or, said before it, becomes its history."""
+    slot = slot_value(target)[0] if fact.old_value is not None else None
+    tags = fact_tags(fact, payload, slot)
+    if fact.valid_from is not None and fact.valid_from < _start(target):
+        # said before the value it would replace: history, already superseded by it
+        created = _create(svc, verdict, fact, payload, tags, relations=[])
+        svc.update(
+            created.id, invalidated_at=utcnow(), superseded_by=target.id, valid_to=_start(target)
+        )
+        return created
+    created = _create(svc, verdict, fact, payload, tags)
+    retire(svc, target, created, fact.valid_from)
+    return created
+
+
+def retire(svc: MemoryService, old: Memory, new: Memory, said_at: datetime | None) -> None:
+    """``new`` replaces ``old``: invalidate it, end its validity when the change was said
+    (now, where not known), and mark the turns that stated it."""
+    now = utcnow()
+    ends = said_at if said_at is not None and said_at > _start(old) else now
+    svc.update(old.id, invalidated_at=now, superseded_by=new.id, valid_to=ends)
+    retire_turns(svc, old, new)
+
+
+def store_direct(
+    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32], old: Memory | None
+) -> Memory:
+    """Store a direct memory; it supersedes ``old``, or the fact its words change."""
+    if old is None and memory.memory_type is MemoryType.PINNED:
+        old = replaced_by_direct(svc, memory, vector)
+    if old is not None:
+        if old.space_id != svc.space_id or old.invalidated_at is not None:
+            raise ValidationError(f"memory {old.id} is not a current memory of this space")
+        link = Relation(relation_type=RelationType.SUPERSEDES, target_id=old.id)
+        memory.relations = [*memory.relations, link]
+    svc.store.insert_memories([memory], [vector], actor=memory.agent_id)
+    if old is None:
+        return memory
+    retire(svc, old, memory, memory.valid_from)
+    return svc.get(memory.id)
+
+
+def replaced_by_direct(
+    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32]
+) -> Memory | None:
+    """The memory a direct add changes: the current holder of the slot its words fill.
+
+    "I live in Munich" added after "I live in Berlin" (stored directly or
+    distilled) is a change, not a second answer to where the user lives.
+    Content the rules cannot place replaces nothing (``replaces`` says it).
+    """
+    found = [f for f in rules.extract_facts([("user", memory.content)]) if f.slot is not None]
+    if len(found) != 1:
+        return None
+    fact = Fact.from_rules(found[0], memory.confidence)
+    decided = slot_guard(fact, existing_for(svc, fact, vector))
+    return decided[1] if decided is not None and decided[0] is Decision.SUPERSEDE else None
+
+
+def retire_turns(svc: MemoryService, old: Memory, new: Memory) -> int:
+    """Mark the raw turns that said ``old``'s value with ``new``, the memory replacing it.
+
+    Those are the turns of ``old``'s conversation that hold the sentence it
+    was distilled from, the replies to them, and the turns an earlier change
+    already pointed at ``old``. They stay searchable; search ranks them below
+    ``new``.
+    """
+    store, turns = svc.store, MemoryType.SESSION
+    stale: dict[str, Memory] = {}
+    said = " ".join(old.l1_overview.split())
+    if old.session_id and said:
+        rows, _ = store.list_memories(
+            svc.tenant_id,
+            [svc.space_id],
+            MemoryFilter(session_id=old.session_id, memory_type=[turns]),
+            limit=MAX_SESSION_TURNS,
+        )
+        stating = [t for t in rows if said in " ".join(t.content.split())]
+        # the reply to such a turn is about the old value too ("Toronto is a great city."):
+        # it was embedded with the turn before it as its context
+        contexts = {context_of(t.content) for t in stating}
+        replies = [t for t in rows if t.l1_overview in contexts and not spoken_by_user(t)]
+        stale |= {t.id: t for t in stating + replies}
+    pointed, _ = store.list_memories(
+        svc.tenant_id,
+        [svc.space_id],
+        MemoryFilter(superseded_by=old.id, memory_type=[turns]),
+        limit=MAX_SESSION_TURNS,
+    )
+    stale |= {t.id: t for t in pointed}
+    for turn in stale.values():
+        svc.update(turn.id, superseded_by=new.id)
+    return len(stale)

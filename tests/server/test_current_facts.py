@@ -1,0 +1,86 @@
+"""A changed fact, through the REST server.
+
+The user says where they live, then that they moved. The raw turn that
+said the old city stays searchable (nothing said is hidden), but it never
+ranks above the memory that superseded its fact, and it carries that
+memory's id (``superseded_by``). tests/hooks/test_hook_current_facts.py
+checks the same through the Claude Code prompt hook.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server_harness import TenantClient
+
+TASK_TIMEOUT_S = 60
+BEFORE = [("user", "I live in Berlin and work as a nurse."), ("assistant", "Berlin is lovely!")]
+AFTER = [("user", "Big news: I moved to Porto last month."), ("assistant", "Big change!")]
+QUESTION = "where does the user live"
+
+
+def ingest(t: TenantClient, messages: list[tuple[str, str]], session: str) -> None:
+    body = {"messages": [{"role": r, "content": c} for r, c in messages], "session_id": session}
+    accepted = t.http.post("/v1/memories", json=body)
+    assert accepted.status_code == 202, accepted.text
+    task_id = accepted.json()["task_id"]
+    deadline = time.monotonic() + TASK_TIMEOUT_S
+    while (task := t.http.get(f"/v1/tasks/{task_id}").json())["status"] not in (
+        "completed",
+        "failed",
+    ):
+        assert time.monotonic() < deadline, task
+        time.sleep(0.05)
+    assert task["status"] == "completed", task
+
+
+def ranked(t: TenantClient, query: str) -> list[dict[str, Any]]:
+    found = t.http.get("/v1/memories/search", params={"q": query, "limit": 10})
+    assert found.status_code == 200, found.text
+    return [r["memory"] for r in found.json()["results"]]
+
+
+def test_a_raw_turn_of_a_replaced_fact_ranks_below_its_replacement(
+    make_tenant: Any,
+) -> None:
+    t = make_tenant("mover")
+    ingest(t, BEFORE, "s1")
+    ingest(t, AFTER, "s2")
+    results = ranked(t, QUESTION)
+    porto = next(i for i, m in enumerate(results) if m["memory_type"] == "insight")
+    assert "Porto" in results[porto]["content"]
+    assert results[porto]["content"].startswith("The user moved to Porto")
+    berlin_turns = [
+        (i, m)
+        for i, m in enumerate(results)
+        if m["memory_type"] == "session" and "Berlin" in m["content"]
+    ]
+    assert berlin_turns, results  # still searchable
+    for i, turn in berlin_turns:
+        assert i > porto, results
+        assert turn["superseded_by"] == results[porto]["id"]
+    # the job in the same sentence was not changed: it is still a current fact
+    job = ranked(t, "what does the user do for work")
+    assert job[0]["content"] == "The user works as a nurse."
+    # chatter is kept but never above content
+    assert not any(m["content"] == "assistant: Big change!" for m in results[: porto + 1])
+
+
+def test_a_direct_memory_that_changes_a_fact_supersedes_it(make_tenant: Any) -> None:
+    t = make_tenant("direct")
+    berlin = t.http.post("/v1/memories", json={"content": "I live in Berlin"}).json()
+    munich = t.http.post("/v1/memories", json={"content": "I live in Munich"})
+    assert munich.status_code == 201, munich.text
+    assert munich.json()["relations"][0]["target_id"] == berlin["id"]
+    assert t.http.get(f"/v1/memories/{berlin['id']}").json()["superseded_by"] == munich.json()["id"]
+    note = t.http.post("/v1/memories", json={"content": "Standup is at 9"}).json()
+    later = t.http.post(
+        "/v1/memories", json={"content": "Standup is at 10", "replaces": note["id"]}
+    )
+    assert later.status_code == 201 and later.json()["relations"][0]["target_id"] == note["id"]
+    unknown = t.http.post("/v1/memories", json={"content": "x", "replaces": "nope"})
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
+    twice = t.http.post("/v1/memories", json={"content": "y", "replaces": note["id"]})
+    assert twice.status_code == 400 and twice.json()["error"]["code"] == "validation_error"

@@ -10,20 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from test_rules import facts, one
 
 from memoryd.ingest.phrasing import third_person
-from memoryd.ingest.rules import ExtractedFact, extract_facts, updates
-
-
-def facts(*user: str) -> list[ExtractedFact]:
-    return extract_facts([("user", text) for text in user])
-
-
-def one(text: str) -> ExtractedFact:
-    found = facts(text)
-    assert len(found) == 1, (text, found)
-    return found[0]
-
+from memoryd.ingest.rules import extract_facts, updates
 
 # ---------------------------------------------------------------- what a change is
 

@@ -162,3 +162,21 @@ def stop_process(process: subprocess.Popen[str]) -> str:
     process.send_signal(signal.SIGINT)
     output, _ = process.communicate(timeout=30)
     return output
+
+
+def ingest_and_wait(
+    t: TenantClient, messages: list[dict[str, str]], session_id: str, timeout_s: float = 60.0
+) -> dict[str, Any]:
+    """``POST /v1/memories`` with ``messages`` (202), then its task once completed."""
+    accepted = t.http.post("/v1/memories", json={"messages": messages, "session_id": session_id})
+    assert accepted.status_code == 202, accepted.text
+    deadline = time.monotonic() + timeout_s
+    while (task := t.http.get(f"/v1/tasks/{accepted.json()['task_id']}").json())["status"] not in (
+        "completed",
+        "failed",
+    ):
+        assert time.monotonic() < deadline, task
+        time.sleep(0.05)
+    assert task["status"] == "completed", task
+    result: dict[str, Any] = task
+    return result

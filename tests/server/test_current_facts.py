@@ -9,31 +9,20 @@ checks the same through the Claude Code prompt hook.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
+
+from server_harness import ingest_and_wait
 
 if TYPE_CHECKING:
     from server_harness import TenantClient
 
-TASK_TIMEOUT_S = 60
 BEFORE = [("user", "I live in Berlin and work as a nurse."), ("assistant", "Berlin is lovely!")]
 AFTER = [("user", "Big news: I moved to Porto last month."), ("assistant", "Big change!")]
 QUESTION = "where does the user live"
 
 
 def ingest(t: TenantClient, messages: list[tuple[str, str]], session: str) -> None:
-    body = {"messages": [{"role": r, "content": c} for r, c in messages], "session_id": session}
-    accepted = t.http.post("/v1/memories", json=body)
-    assert accepted.status_code == 202, accepted.text
-    task_id = accepted.json()["task_id"]
-    deadline = time.monotonic() + TASK_TIMEOUT_S
-    while (task := t.http.get(f"/v1/tasks/{task_id}").json())["status"] not in (
-        "completed",
-        "failed",
-    ):
-        assert time.monotonic() < deadline, task
-        time.sleep(0.05)
-    assert task["status"] == "completed", task
+    ingest_and_wait(t, [{"role": r, "content": c} for r, c in messages], session)
 
 
 def ranked(t: TenantClient, query: str) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import pytest
+from server_harness import ingest_and_wait
 
 if TYPE_CHECKING:
     from server_harness import TenantClient
@@ -64,18 +65,7 @@ CHINESE = {
 
 
 def _ingest(t: TenantClient, messages: list[tuple[str, str]], session: str) -> dict[str, Any]:
-    body = {"messages": [{"role": r, "content": c} for r, c in messages], "session_id": session}
-    accepted = t.http.post("/v1/memories", json=body)
-    assert accepted.status_code == 202, accepted.text
-    task_id = accepted.json()["task_id"]
-    deadline = time.monotonic() + TASK_TIMEOUT_S
-    while True:
-        task: dict[str, Any] = t.http.get(f"/v1/tasks/{task_id}").json()
-        if task["status"] in ("completed", "failed"):
-            assert task["status"] == "completed", task
-            return task
-        assert time.monotonic() < deadline, task
-        time.sleep(0.05)
+    return ingest_and_wait(t, [{"role": r, "content": c} for r, c in messages], session)
 
 
 def _insights(t: TenantClient, **params: Any) -> list[dict[str, Any]]:

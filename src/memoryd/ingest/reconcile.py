@@ -107,15 +107,7 @@ class Fact:
         )
 
     def slot_fact(self) -> slots.SlotFact:
-        return slots.SlotFact(
-            self.slot,
-            self.value,
-            self.negative,
-            self.change,
-            self.exclusive,
-            self.ends,
-            self.old_value,
-        )
+        return slots.of(self)
 
     @property
     def slot_tag(self) -> str | None:

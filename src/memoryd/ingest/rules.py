@@ -115,15 +115,7 @@ class ExtractedFact:
     message: int = 0  # which message of the batch said it
 
     def slot_fact(self) -> slots.SlotFact:
-        return slots.SlotFact(
-            self.slot,
-            self.value,
-            self.negative,
-            self.change,
-            self.exclusive,
-            self.ends,
-            self.old_value,
-        )
+        return slots.of(self)
 
 
 def split_sentences(text: str) -> list[str]:

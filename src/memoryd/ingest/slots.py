@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from memoryd.ingest.rule_tables import words
 
@@ -55,6 +56,38 @@ class SlotFact:
     exclusive: bool = False
     ends: bool = False
     old_value: str | None = None
+
+
+class Slotted(Protocol):
+    """A fact or a memory's reading, with what :func:`compare` needs."""
+
+    @property
+    def slot(self) -> str | None: ...
+    @property
+    def value(self) -> str | None: ...
+    @property
+    def negative(self) -> bool: ...
+    @property
+    def change(self) -> bool: ...
+    @property
+    def exclusive(self) -> bool: ...
+    @property
+    def ends(self) -> bool: ...
+    @property
+    def old_value(self) -> str | None: ...
+
+
+def of(fact: Slotted) -> SlotFact:
+    """The slot reading of a fact (extracted by the rules or handed to the reconciler)."""
+    return SlotFact(
+        fact.slot,
+        fact.value,
+        fact.negative,
+        fact.change,
+        fact.exclusive,
+        fact.ends,
+        fact.old_value,
+    )
 
 
 def same_slot(a: str | None, b: str | None) -> bool:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_harness import RunningServer, TenantClient, free_port, start_server
+from server_harness import RunningServer, TenantClient, free_port, ingest_and_wait, start_server
 
 from memoryd.embed.local import LocalEmbedder
 from memoryd.server import ServeOptions
@@ -83,16 +82,7 @@ def ingest(
         llm.script(*replies)
     messages = [{"role": "user", "content": turn} for turn in turns]
     messages.insert(1, {"role": "assistant", "content": "Noted."})
-    accepted = t.http.post("/v1/memories", json={"messages": messages, "session_id": "s"})
-    assert accepted.status_code == 202, accepted.text
-    deadline = time.monotonic() + TASK_TIMEOUT_S
-    while (task := t.http.get(f"/v1/tasks/{accepted.json()['task_id']}").json())["status"] not in (
-        "completed",
-        "failed",
-    ):
-        assert time.monotonic() < deadline, task
-        time.sleep(0.05)
-    assert task["status"] == "completed", task
+    task = ingest_and_wait(t, messages, "s", TASK_TIMEOUT_S)
     if llm:
         assert llm.pending == 0, "the task did not use every scripted answer"
     return task, (llm.chat_requests[start:] if llm else [])

@@ -127,13 +127,18 @@ DEFAULT_RECIPE = replace(
 RECIPES = {"default": DEFAULT_RECIPE, "seed": SEED_RECIPE}
 
 
+def contentless(memory: Memory) -> bool:
+    """A conversation turn stored as carrying nothing to remember (importance 0)."""
+    return memory.memory_type is MemoryType.SESSION and memory.importance == 0.0
+
+
 def type_boost(memory: Memory, config: SearchConfig) -> float:
     """Stage 2's factor: pinned memories up; raw turns that state a replaced value, or
     nothing at all, down. Distilled memories are peers of the turns they came from."""
     if memory.memory_type is MemoryType.PINNED:
         return config.pinned_boost
     if memory.memory_type is MemoryType.SESSION:
-        if memory.importance == 0.0:
+        if contentless(memory):
             return config.contentless_turn_boost
         return config.stale_turn_boost if memory.superseded_by else 1.0
     return 1.0

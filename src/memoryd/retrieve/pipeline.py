@@ -29,7 +29,7 @@ from memoryd.models import (
 )
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate, by_score
-from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
+from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig, contentless
 from memoryd.retrieve.convex_fusion import convex_fuse
 from memoryd.retrieve.cross_encoder import CrossEncoder, cross_encoder_rerank
 from memoryd.retrieve.decay import decay_boost
@@ -216,13 +216,17 @@ class Retriever:
 
 
 def current_first(ranked: list[tuple[Memory, float]]) -> list[tuple[Memory, float]]:
-    """No raw turn above the memory that superseded what it said.
+    """No raw turn above the memory that superseded what it said, no chatter above content.
 
     A turn whose fact was replaced ("user: I live in Berlin", after the move)
     is moved to just below the replacing memory when both are found, with
-    that memory's score at most, so the order stays by score. Only the
-    superseded value's turn moves; everything else keeps its place.
+    that memory's score at most, so the order stays by score. Turns that
+    carry nothing (importance 0: "Big change!") go after everything else,
+    scored at most as the last of it. The rest keeps its place.
     """
+    content = [(m, s) for m, s in ranked if not contentless(m)]
+    floor = content[-1][1] if content else 1.0
+    ranked = content + [(m, min(s, floor)) for m, s in ranked if contentless(m)]
     out = list(ranked)
     position = {memory.id: i for i, (memory, _) in enumerate(out)}
     for memory, score in ranked:

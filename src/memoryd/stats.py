@@ -29,9 +29,9 @@ from memoryd.retrieve import decay as decay_stage
 from memoryd.retrieve.config import SPACE_WEIGHTS
 from memoryd.retrieve.pipeline import stage_names
 from memoryd.service import MemoryService
-from memoryd.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
+from memoryd.tenancy.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 
 MAX_DAYS = 3650
 MAX_NODES = 10_000

@@ -19,7 +19,7 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.tenants import Tenants
+from memoryd.tenancy.tenants import Tenants
 
 BOOTSTRAP_KEY_NAME = "bootstrap"
 

@@ -61,8 +61,8 @@ from memoryd.ingest.select import select_messages
 from memoryd.llm import LLMClient, LLMError, Usage
 from memoryd.models import Memory, MemoryType, Relation, RelationType, utcnow
 from memoryd.service import MemoryService
-from memoryd.sharing import Sharing
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.sharing import Sharing
 
 SMART_SOURCE = "smart-ingest"
 # how sure a rule match is that it found a durable fact (an LLM says so per fact)

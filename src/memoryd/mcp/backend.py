@@ -22,8 +22,8 @@ from memoryd.imports.service import start_import_worker
 from memoryd.models import wire
 from memoryd.profile import build_profile
 from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.sharing import Sharing
-from memoryd.spaces import Spaces
+from memoryd.tenancy.sharing import Sharing
+from memoryd.tenancy.spaces import Spaces
 
 log = logging.getLogger(__name__)
 Json = dict[str, Any]

@@ -30,7 +30,7 @@ from memoryd.server.options import (
 )
 from memoryd.server.routes import imports, memories, portability, spaces, stats, tenants
 from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.tenants import Tenants
+from memoryd.tenancy.tenants import Tenants
 
 
 def create_app(

@@ -14,8 +14,8 @@ from memoryd.profile import build_profile
 from memoryd.server.deps import AgentHeader, Caller, memory_json, ok
 from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import BatchDelete, MemoryCreate, MemoryUpdate, dump
-from memoryd.sharing import Sharing
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.sharing import Sharing
 
 router = APIRouter(tags=["memories"])
 DELETE_ALL_CONFIRMATION = "delete-all"

@@ -29,8 +29,8 @@ from memoryd.server.schemas import (
     SpaceUpdate,
     dump,
 )
-from memoryd.sharing import Sharing
-from memoryd.spaces import Spaces
+from memoryd.tenancy.sharing import Sharing
+from memoryd.tenancy.spaces import Spaces
 
 router = APIRouter(tags=["spaces"])
 sharing_router = APIRouter(tags=["sharing"])

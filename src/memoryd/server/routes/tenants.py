@@ -10,7 +10,7 @@ from memoryd.models import ApiKey, wire
 from memoryd.server.deps import Caller, ok
 from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import KeyCreate, TenantCreate
-from memoryd.tenants import Tenants
+from memoryd.tenancy.tenants import Tenants
 
 router = APIRouter(tags=["tenants"])
 

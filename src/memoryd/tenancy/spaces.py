@@ -24,7 +24,7 @@ from memoryd.models import (
 )
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
-from memoryd.tenants import check_name
+from memoryd.tenancy.tenants import check_name
 
 MAX_SPACES_PER_USER = 20
 MAX_MEMBERS_PER_TEAM = 50

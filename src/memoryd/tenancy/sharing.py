@@ -22,8 +22,8 @@ from memoryd.models import (
     utcnow,
 )
 from memoryd.service import MemoryService
-from memoryd.spaces import Spaces
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.spaces import Spaces
 
 MAX_BATCH_SHARE = 500
 MAX_SHARE_ALL = 5000

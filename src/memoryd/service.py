@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,14 +41,16 @@ from memoryd.models import (
     SearchResponse,
     State,
     Tier,
-    normalise_space_id,
     personal_space,
     to_utc,
     utcnow,
 )
 from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest, SpaceRef
 from memoryd.retrieve.config import DEFAULT_LIMIT
+from memoryd.stats import Stats
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.sharing import Sharing
+from memoryd.tenancy.spaces import Spaces
 
 if TYPE_CHECKING:
     from memoryd.ingest.smart import SmartIngest
@@ -87,6 +90,16 @@ class MemoryService:
     def for_tenant(self, tenant_id: str) -> MemoryService:
         """The same engine seen as another tenant (the server's per-request service)."""
         return MemoryService(tenant_id=tenant_id, engine=self.engine)
+
+    @cached_property
+    def spaces(self) -> Spaces:
+        """Spaces, members, invitations and auto-share rules, as this tenant."""
+        return Spaces(self.engine, self.tenant_id)
+
+    @cached_property
+    def sharing(self) -> Sharing:
+        """Copies between spaces, as this tenant."""
+        return Sharing(self.engine, self.tenant_id)
 
     @property
     def embedder(self) -> Embedder:
@@ -141,14 +154,11 @@ class MemoryService:
         return memory
 
     def readable_spaces(self) -> list[str]:
-        return [space_id for space_id, _ in self.store.space_refs(self.tenant_id)]
+        return self.spaces.readable_spaces()
 
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
-        memory = self.store.get(self.tenant_id, self.readable_spaces(), check_id(memory_id))
-        if memory is None:
-            raise NotFoundError(f"memory {memory_id}")
-        return memory
+        return self.spaces.get(memory_id)
 
     def update(self, memory_id: str, **fields: Any) -> Memory:
         """Change fields of a memory; new content is re-embedded before anything is written."""
@@ -300,21 +310,8 @@ class MemoryService:
         return response
 
     def space_refs(self, spaces: str | Sequence[str] | None) -> list[SpaceRef]:
-        """The spaces a request names: ``None``, ``""`` or ``"all"`` for every one of the
-        tenant's; else ids (comma-separated or a list), each one the tenant belongs to."""
-        mine = self.store.space_refs(self.tenant_id)
-        if spaces is None or spaces in ("", "all") or spaces == ["all"]:
-            return [SpaceRef(space_id, kind) for space_id, kind in mine]
-        wanted = [s.strip() for s in spaces.split(",")] if isinstance(spaces, str) else spaces
-        kinds = dict(mine)
-        refs = []
-        for space_id in dict.fromkeys(normalise_space_id(w) for w in wanted if w):
-            if space_id not in kinds:
-                raise NotFoundError(f"space {space_id}")
-            refs.append(SpaceRef(space_id, kinds[space_id]))
-        if not refs:
-            raise ValidationError("space must be 'all' or a comma-separated list of space ids")
-        return refs
+        """The spaces a request names (``None`` or ``"all"``: every one of the tenant's)."""
+        return self.spaces.space_refs(spaces)
 
     # ------------------------------------------------------------------ conversation capture
     def ingest(
@@ -389,10 +386,8 @@ class MemoryService:
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:
         """The counts of ``GET /v1/stats`` over the tenant's spaces, the model and the home."""
-        from memoryd.stats import Stats  # stats builds on this service
-
         return {
-            **Stats(self).overview(),
+            **Stats(self.engine, self.tenant_id).overview(),
             "embedding_model": self.store.get_meta("embed_model"),
             "home": str(self.home),
         }

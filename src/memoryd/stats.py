@@ -28,9 +28,9 @@ from memoryd.retrieve import DEFAULT_RECIPE
 from memoryd.retrieve import decay as decay_stage
 from memoryd.retrieve.config import SPACE_WEIGHTS
 from memoryd.retrieve.pipeline import stage_names
-from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
+from memoryd.tenancy.scope import TenantScope
 from memoryd.tenancy.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 
 MAX_DAYS = 3650
@@ -38,14 +38,9 @@ MAX_NODES = 10_000
 TOP_CATEGORIES = 5
 
 
-class Stats:
-    def __init__(self, service: MemoryService) -> None:
-        self.service = service
-        self.store = service.store
-        self.me = service.tenant_id
-
+class Stats(TenantScope):
     def _spaces(self, space: str | None) -> list[str]:
-        return [ref.space_id for ref in self.service.space_refs(space)]
+        return [ref.space_id for ref in self.space_refs(space)]
 
     # ------------------------------------------------------------------ GET /v1/stats
     def overview(self, space: str | None = None, days: int = 30) -> dict[str, Any]:
@@ -149,7 +144,7 @@ class Stats:
     def decay(self, memory_id: str, points: int = 90) -> dict[str, Any]:
         if not 1 <= points <= 3650:
             raise ValidationError("points must be between 1 and 3650")
-        m = self.service.get(check_id(memory_id))
+        m = self.get(check_id(memory_id))
         now = utcnow()
         beta = decay_stage.BETA[m.tier]
         lam = math.log(2) / (
@@ -282,7 +277,7 @@ class Stats:
             "content_preview",
         )
         events = []
-        for row in self.store.sharing_events(self.me, self.service.readable_spaces(), since):
+        for row in self.store.sharing_events(self.me, self.readable_spaces(), since):
             event = dict(zip(keys, row[:8], strict=True))
             event["timestamp"] = format_ts(from_us(row[8]))
             events.append(event)

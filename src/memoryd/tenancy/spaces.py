@@ -22,8 +22,8 @@ from memoryd.models import (
     normalise_space_id,
     utcnow,
 )
-from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.scope import TenantScope
 from memoryd.tenancy.tenants import check_name
 
 MAX_SPACES_PER_USER = 20
@@ -51,12 +51,7 @@ def parse_space_type(value: Any) -> SpaceType:
         ) from None
 
 
-class Spaces:
-    def __init__(self, service: MemoryService) -> None:
-        self.service = service
-        self.store = service.store
-        self.me = service.tenant_id
-
+class Spaces(TenantScope):
     # ------------------------------------------------------------------ access
     def visible(self, space_id: str) -> Space:
         """The space if the caller belongs to it; otherwise it does not exist for them."""

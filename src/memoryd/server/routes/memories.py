@@ -15,7 +15,6 @@ from memoryd.server.deps import AgentHeader, Caller, memory_json, ok
 from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import BatchDelete, MemoryCreate, MemoryUpdate, dump
 from memoryd.store import MemoryFilter
-from memoryd.tenancy.sharing import Sharing
 
 router = APIRouter(tags=["memories"])
 DELETE_ALL_CONFIRMATION = "delete-all"
@@ -57,7 +56,7 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
         exclude={"messages", "mode", "agent_id", "session_id", "entity_context", "content"},
     )
     memory = svc.add(body.content, agent_id=agent, session_id=body.session_id, **fields)
-    Sharing(svc).apply_auto_share(memory)
+    svc.sharing.apply_auto_share(memory)
     return ok(memory_json(memory), 201)
 
 
@@ -130,7 +129,7 @@ def search_memories(
         session_id=session_id,
         as_of=as_of,
     )
-    sharing = Sharing(svc) if check_stale else None
+    sharing = svc.sharing if check_stale else None
     results = []
     for r in response.results:
         item: dict[str, Any] = {"memory": memory_json(r.memory), "score": r.score}
@@ -183,7 +182,7 @@ def get_memory(svc: Caller, memory_id: str, check_stale: bool = False) -> Compac
     memory = svc.get(memory_id)
     out = memory_json(memory)
     if check_stale and memory.provenance is not None:
-        out["stale_info"] = Sharing(svc).stale_info(memory)
+        out["stale_info"] = svc.sharing.stale_info(memory)
     return ok(out)
 
 

@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     admin_key: str = ""  # may create tenants when creation is not open
     open_tenants: bool | None = None  # None: open only when bound to loopback
     max_body_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
+    # messages one POST /v1/memories may carry: each is embedded before the answer, so one
+    # request of thousands would hold a worker for minutes and slow every search meanwhile
+    max_ingest_messages: int = Field(default=200, gt=0)
     # file import (POST /v1/imports, /v1/files, memoryd import-file)
     max_import_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
 

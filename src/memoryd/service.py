@@ -41,6 +41,7 @@ from memoryd.models import (
     SearchResponse,
     State,
     Tier,
+    parse_ts,
     personal_space,
     to_utc,
     utcnow,
@@ -63,6 +64,8 @@ MAX_LIMIT = 1000
 MAX_OFFSET = 10**12
 TASK_POLL_S = 0.05
 Progress = Callable[[int, int], None]
+# the span in which a fact held: a memory whose span is empty would never be live
+VALIDITY = ("valid_from", "valid_to")
 
 
 class MemoryService:
@@ -165,8 +168,12 @@ class MemoryService:
         check_id(memory_id)
         changes = parse_changes(fields)
         vector = None
-        if "content" in changes:
-            current = self.get(memory_id)
+        current = self.get(memory_id) if changes.keys() & {"content", *VALIDITY} else None
+        if current is not None and changes.keys() & VALIDITY:
+            start, end = (_time(n, changes.get(n, getattr(current, n))) for n in VALIDITY)
+            if start is not None and end is not None and end <= start:
+                raise ValidationError("valid_to must be after valid_from")
+        if current is not None and "content" in changes:
             vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
         action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
         return self.store.update_memory(
@@ -391,3 +398,10 @@ class MemoryService:
             "embedding_model": self.store.get_meta("embed_model"),
             "home": str(self.home),
         }
+
+
+def _time(name: str, value: Any) -> datetime | None:
+    try:
+        return parse_ts(value)
+    except (ValueError, TypeError, AttributeError):
+        raise ValidationError(f"{name} must be an ISO 8601 time, got {value!r}") from None

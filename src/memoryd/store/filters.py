@@ -11,8 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memoryd.errors import ValidationError
 from memoryd.models import Category, MemoryType, State, Tier
 from memoryd.store.rows import to_us
+
+# Each tag is one condition of the query; SQLite refuses an expression tree
+# past 1,000 terms, and no real filter needs more than a few tags.
+MAX_FILTER_TAGS = 50
 
 
 @dataclass
@@ -38,6 +43,12 @@ class MemoryFilter:
     live_at: datetime | None = None
     as_of: datetime | None = None
     exclude_types: Sequence[MemoryType] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.tags is not None and len(self.tags) > MAX_FILTER_TAGS:
+            raise ValidationError(
+                f"a filter may name at most {MAX_FILTER_TAGS} tags, got {len(self.tags)}"
+            )
 
     def is_narrowing(self) -> bool:
         """True when the filter needs SQL beyond the live-ness the vector index knows."""

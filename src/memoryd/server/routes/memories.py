@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 
-from memoryd.errors import ValidationError
+from memoryd.errors import PayloadTooLargeError, ValidationError
 from memoryd.ingest.direct import parse_enum
 from memoryd.models import Category, MemoryType, State, wire
 from memoryd.profile import build_profile
@@ -31,11 +31,17 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
     if body.messages is not None:
         if not body.messages:
             raise ValidationError("messages array is empty")
+        most = svc.settings.max_ingest_messages
+        if len(body.messages) > most:
+            raise PayloadTooLargeError(
+                f"{len(body.messages)} messages in one request; send at most {most} per "
+                "request (several requests with the same session_id make one conversation)"
+            )
         result = svc.ingest(
             [m.model_dump(exclude_none=True) for m in body.messages],
             session_id=body.session_id,
             agent_id=agent,
-            mode=body.mode if body.mode == "raw" else "smart",
+            mode=body.mode,
             tags=body.tags,
             source=body.source,
         )

@@ -296,10 +296,18 @@ class Role(StrEnum):
     READER = "reader"
 
 
+class MemberStatus(StrEnum):
+    """``invited`` until the user accepts: an invitation grants nothing."""
+
+    ACTIVE = "active"
+    INVITED = "invited"
+
+
 class Member(BaseModel):
     user_id: str
     role: Role
     joined_at: datetime
+    status: MemberStatus = MemberStatus.ACTIVE
 
 
 class AutoShareRule(BaseModel):
@@ -325,9 +333,14 @@ class Space(BaseModel):
     updated_at: datetime = Field(default_factory=utcnow)
 
     def role_of(self, user_id: str) -> Role | None:
+        """The user's role as an active member; None for an outsider or one only invited."""
         if user_id == self.owner_id:
             return Role.ADMIN
-        return next((m.role for m in self.members if m.user_id == user_id), None)
+        member = self.member(user_id)
+        return member.role if member and member.status is MemberStatus.ACTIVE else None
+
+    def member(self, user_id: str) -> Member | None:
+        return next((m for m in self.members if m.user_id == user_id), None)
 
 
 class Tenant(BaseModel):

@@ -17,6 +17,7 @@ from memoryd.ingest import admission
 from memoryd.ingest.direct import check_id
 from memoryd.models import (
     Category,
+    MemberStatus,
     MemoryType,
     RelationType,
     State,
@@ -26,7 +27,7 @@ from memoryd.models import (
 )
 from memoryd.retrieve import DEFAULT_RECIPE
 from memoryd.retrieve import decay as decay_stage
-from memoryd.retrieve.config import SPACE_WEIGHTS
+from memoryd.retrieve.config import SHARED_WEIGHT, SPACE_WEIGHTS
 from memoryd.retrieve.pipeline import stage_names
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
@@ -118,6 +119,7 @@ class Stats(TenantScope):
             },
             "spaces": {
                 "search_weights": {k.value: v for k, v in SPACE_WEIGHTS.items()},
+                "shared_by_others_weight": SHARED_WEIGHT,
                 "max_spaces_per_user": MAX_SPACES_PER_USER,
                 "max_members_per_team": MAX_MEMBERS_PER_TEAM,
             },
@@ -253,9 +255,10 @@ class Stats(TenantScope):
                         space.updated_at if last is None else max(from_us(last), space.updated_at)
                     ),
                     "shared_in_count": self.store.shared_in(self.me, scope),
-                    "member_count": len(space.members),
+                    "member_count": sum(m.status is MemberStatus.ACTIVE for m in space.members),
                     "members": [
-                        {"user_id": m.user_id, "role": m.role.value} for m in space.members
+                        {"user_id": m.user_id, "role": m.role.value, "status": m.status.value}
+                        for m in space.members
                     ],
                 }
             )

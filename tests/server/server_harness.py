@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -162,3 +163,11 @@ def stop_process(process: subprocess.Popen[str]) -> str:
     process.send_signal(signal.SIGINT)
     output, _ = process.communicate(timeout=30)
     return output
+
+
+def accept_invitation(tenant: TenantClient, space_id: str) -> dict[str, Any]:
+    """``tenant`` says yes to the space it was invited to (nobody joins one without it)."""
+    response = tenant.http.post(f"/v1/invitations/{quote(space_id, safe='')}/accept")
+    assert response.status_code == 200, response.text
+    space: dict[str, Any] = response.json()
+    return space

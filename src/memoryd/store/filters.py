@@ -85,14 +85,16 @@ def where_clause(
     """``WHERE`` text (without the keyword) over alias ``m``, and its parameters.
 
     Access is membership: a tenant sees the rows of ``space_ids`` only where it
-    is a member of the space (its personal space included), whoever wrote them.
-    The check is in the SQL itself, so a door that passes a wrong space id gets
-    nothing back rather than someone else's memories.
+    is an active member of the space (its personal space included), whoever
+    wrote them; an invitation it has not accepted gives it nothing. The check is
+    in the SQL itself, so a door that passes a wrong space id gets nothing back
+    rather than someone else's memories.
     """
     sql, p = _in("m.space_id", space_ids)
     parts: list[str] = [
         sql,
-        "m.space_id IN (SELECT sm.space_id FROM space_members sm WHERE sm.user_id = ?)",
+        "m.space_id IN (SELECT sm.space_id FROM space_members sm "
+        "WHERE sm.user_id = ? AND sm.status = 'active')",
     ]
     params: list[Any] = [*p, tenant_id]
     if f.state:

@@ -149,6 +149,8 @@ class Sharing(TenantScope):
         if copy.provenance.shared_by_user != self.me:
             self.spaces.administered(target.id)  # only the sharer or an admin
         with self.store.write() as conn:
+            # withdrawn means gone: not even its first words stay readable in the events
+            self.store.withdraw_previews(conn, memory_id, target.id)
             self.store.add_sharing_event(
                 conn,
                 action="unshare",
@@ -156,7 +158,6 @@ class Sharing(TenantScope):
                 from_space=copy.provenance.shared_from_space,
                 to_space=target.id,
                 user_id=self.me,
-                content_preview=copy.content,
             )
         self.store.set_state_where(
             self.me, [target.id], MemoryFilter(ids=[copy.id]), State.DELETED, actor=self.me
@@ -228,6 +229,8 @@ class Sharing(TenantScope):
 
     # ------------------------------------------------------------------ people
     def _pair_space(self, target_user: Any) -> tuple[str, bool]:
+        """The caller's two-person space with ``target_user`` (who is invited to it, and
+        invited again after declining or leaving: a new share asks again)."""
         if not isinstance(target_user, str) or not target_user.strip():
             raise ValidationError("target_user is required")
         other = target_user.strip()
@@ -236,8 +239,10 @@ class Sharing(TenantScope):
         if self.store.get_tenant(other) is None:
             raise NotFoundError(f"tenant {other}")
         name = f"shared-{self.me[:8]}-{other[:8]}"
-        space = self.store.find_team_space(name, [self.me, other])
+        space = self.store.find_pair_space(self.me, name, other)
         if space is not None:
+            if space.member(other) is None:
+                self.spaces.add_member(space.id, other, "member")
             return space.id, False
         created = self.spaces.create(name, "team", [{"user_id": other, "role": "member"}])
         return created.id, True

@@ -1,4 +1,4 @@
-"""Spaces, members, auto-share rules (§4.16) and sharing (§4.17).
+"""Spaces, members, auto-share rules (§4.16), invitations, and sharing (§4.17).
 
 Space ids contain a slash (``team/<uuid>``); clients send them
 percent-encoded, which the server decodes before routing, so the space id
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from memoryd.models import wire
+from memoryd.models import normalise_space_id, wire
 from memoryd.server.deps import Caller, memory_json, ok, space_json
 from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import (
@@ -78,6 +78,13 @@ def remove_member(space_id: str, user_id: str, svc: Caller) -> CompactJSON:
     return ok(space_json(svc.spaces.remove_member(space_id, user_id)))
 
 
+@router.post("/v1/spaces/{space_id:path}/leave")
+def leave_space(space_id: str, svc: Caller) -> CompactJSON:
+    """Any member but the owner may leave; the space's memories leave their recall at once."""
+    svc.spaces.leave(space_id)
+    return ok({"status": "left", "space_id": normalise_space_id(space_id)})
+
+
 @router.get("/v1/spaces/{space_id:path}")
 def get_space(space_id: str, svc: Caller) -> CompactJSON:
     return ok(space_json(svc.spaces.visible(space_id)))
@@ -92,6 +99,25 @@ def rename_space(space_id: str, body: SpaceUpdate, svc: Caller) -> CompactJSON:
 def delete_space(space_id: str, svc: Caller) -> CompactJSON:
     svc.spaces.delete(space_id)
     return ok({"status": "deleted"})
+
+
+# ---------------------------------------------------------------------- invitations
+@router.get("/v1/invitations")
+def list_invitations(svc: Caller) -> CompactJSON:
+    """The spaces the caller was added to and has not answered: none of them is searched."""
+    return ok({"invitations": wire(svc.spaces.invitations())})
+
+
+@router.post("/v1/invitations/{space_id:path}/accept")
+def accept_invitation(space_id: str, svc: Caller) -> CompactJSON:
+    """Join: the space's memories reach the caller's search and context from now on."""
+    return ok(space_json(svc.spaces.accept(space_id)))
+
+
+@router.post("/v1/invitations/{space_id:path}/decline")
+def decline_invitation(space_id: str, svc: Caller) -> CompactJSON:
+    svc.spaces.decline(space_id)
+    return ok({"status": "declined", "space_id": normalise_space_id(space_id)})
 
 
 # ---------------------------------------------------------------------- sharing

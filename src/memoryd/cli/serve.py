@@ -49,6 +49,10 @@ def serve(
     try:
         ServeOptions(host=host, no_auth=no_auth).check()
         settings = load_settings(state.home)
+        from memoryd.server.browser import BrowserPolicy  # the web stack loads only here
+
+        # a bad MEMORYD_CORS_ORIGINS is one clear error now, not one per worker later
+        BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)
         if not no_auth:
             _bootstrap_key(settings.home)
     except MemorydError as exc:

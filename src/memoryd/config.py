@@ -83,6 +83,8 @@ class Settings(BaseSettings):
     # messages one POST /v1/memories may carry: each is embedded before the answer, so one
     # request of thousands would hold a worker for minutes and slow every search meanwhile
     max_ingest_messages: int = Field(default=200, gt=0)
+    # the longest a request body may stall between two parts before the request gets a 408
+    body_timeout_s: float = Field(default=30.0, gt=0)
     # file import (POST /v1/imports, /v1/files, memoryd import-file)
     max_import_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
 

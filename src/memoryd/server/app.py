@@ -83,6 +83,7 @@ def create_app(
             open_tenants=open_tenants,
             admin_key=settings.admin_key,
             no_auth_tenant=LOCAL_TENANT if options.no_auth else None,
+            body_timeout_s=settings.body_timeout_s,
         ),
     )
     # around the guard, so an allowed origin's preflight is answered before a key is asked

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +32,7 @@ def _error(response: httpx.Response, status: int, code: str, words: str = "") ->
 
 def test_health_and_tenant_creation(server: RunningServer) -> None:
     with server.client() as anonymous:
-        assert anonymous.get("/health").json() == {"status": "ok"}
+        assert anonymous.get("/health").json() == {"status": "ok", "storage": "ok"}
         named = anonymous.post("/v1/tenants", json={"name": "team-bot"}).json()
         assert list(named)[:3] == ["id", "api_key", "status"] and named["name"] == "team-bot"
         assert named["api_key"].startswith("mk_") and named["api_key"] != named["id"]
@@ -168,12 +169,9 @@ def test_errors_inside_the_server_hide_their_trace(
 ) -> None:
     running, stop = start_server(tmp_path / "home", embedder)
     try:
-        # a broken store: the request fails inside, the client gets a plain 500 (the task
-        # workers stop first: closing a connection another thread is using crashes SQLite)
-        running.service.engine.stop_workers()
-        running.service.store.close()
-        running.service.store.path.unlink()
-        running.service.store.path.mkdir()
+        # a broken schema: the request fails inside, the client gets a plain 500
+        with sqlite3.connect(running.service.store.path) as other:
+            other.execute("DROP TABLE api_keys")
         with running.client() as anonymous:
             key = anonymous.post("/v1/tenants", json={})
         _error(key, 500, "internal_error")

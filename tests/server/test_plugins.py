@@ -312,7 +312,7 @@ def test_mcp_tools_and_profile_resource(
 
 def test_openclaw_hooks(server: RunningServer, alice: TenantClient) -> None:
     claw = Plugin(server, alice)
-    assert claw.call("GET", "/health") == {"status": "ok"}
+    assert claw.call("GET", "/health") == {"status": "ok", "storage": "ok"}
     fact = claw.call(
         "POST",
         "/v1/memories",

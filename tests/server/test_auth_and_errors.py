@@ -159,6 +159,10 @@ def test_openapi_document_matches_the_routes(server: RunningServer) -> None:
         "/v1/memories/{memory_id}/share",
         "/v1/org/{org_id}/publish",
         "/v1/imports",
+        "/v1/invitations",
+        "/v1/invitations/{space_id}/accept",
+        "/v1/invitations/{space_id}/decline",
+        "/v1/spaces/{space_id}/leave",
     ):
         assert path in paths, path
     assert "requestBody" in spec["paths"]["/v1/memories"]["post"]

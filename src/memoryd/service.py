@@ -46,7 +46,7 @@ from memoryd.models import (
     to_utc,
     utcnow,
 )
-from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest, SpaceRef
+from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest
 from memoryd.retrieve.config import DEFAULT_LIMIT
 from memoryd.stats import Stats
 from memoryd.store import MemoryFilter
@@ -155,9 +155,6 @@ class MemoryService:
         vector = self.embed([memory.content])[0]
         self.store.insert_memories([memory], [vector], actor=memory.agent_id)
         return memory
-
-    def readable_spaces(self) -> list[str]:
-        return self.spaces.readable_spaces()
 
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
@@ -311,14 +308,10 @@ class MemoryService:
             include_trace=include_trace,
             config=config,
         )
-        response = self.retriever.search(self.tenant_id, self.space_refs(spaces), request)
+        response = self.retriever.search(self.tenant_id, self.spaces.space_refs(spaces), request)
         if touch and response.results:
             self.engine.touch([r.memory.id for r in response.results], to_us(utcnow()) or 0)
         return response
-
-    def space_refs(self, spaces: str | Sequence[str] | None) -> list[SpaceRef]:
-        """The spaces a request names (``None`` or ``"all"``: every one of the tenant's)."""
-        return self.spaces.space_refs(spaces)
 
     # ------------------------------------------------------------------ conversation capture
     def ingest(

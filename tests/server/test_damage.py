@@ -58,10 +58,10 @@ def _home_with_data(home: Path, embedder: LocalEmbedder, n: int = 200) -> list[s
     return ids
 
 
-def _serve_refused(home: Path) -> str:
+def _serve_refused(home: Path, *args: str) -> str:
     """``memoryd serve`` on ``home``: it must stop at once with status 1; its output."""
     ran = subprocess.run(
-        memoryd_command(home, "serve", "--port", "9"),
+        memoryd_command(home, "serve", "--port", "9", *args),
         capture_output=True,
         text=True,
         timeout=REFUSE_WITHIN_S,
@@ -91,12 +91,15 @@ def test_an_emptied_database_is_refused_not_started_empty(
     _home_with_data(home, embedder, n=5)
     db = home / DB_FILENAME
     db.write_bytes(b"")
-    said = _serve_refused(home)
-    assert "is empty (0 bytes)" in said and "memoryd restore" in said
+    for args in ((), ("--no-auth",)):
+        said = _serve_refused(home, *args)
+        assert "is empty (0 bytes)" in said and "memoryd restore" in said
     listed = _cli(home, "list")
     assert listed.returncode == 1
     assert json.loads(listed.stdout)["error"]["code"] == "storage_damaged"
     assert db.stat().st_size == 0  # nothing was created in its place
+    nowhere = tmp_path / "no-home"
+    assert _cli(nowhere, "check").returncode == 1 and not nowhere.exists()
 
 
 def test_a_deleted_database_with_its_wal_left_is_refused(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ def serve(
 def _check_database(home: Path) -> None:
     """SQLite's quick check before serving: a damaged file is refused, not served (and
     a missing or emptied one where a home held data is refused on opening)."""
-    problems = check(home / DB_FILENAME, full=False)
+    problems = check(home / DB_FILENAME, full=False, must_exist=False)
     if problems:
         raise StorageDamagedError(
             f"{home / DB_FILENAME} is damaged ({'; '.join(problems[:3])}); memoryd will not "

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from memoryd.errors import StorageDamagedError, StorageError, ValidationError
 from memoryd.models import utcnow
+from memoryd.store.damage import MARKER_SUFFIX, refuse_lost_database
 from memoryd.store.database import BUSY_TIMEOUT_MS, Database, migration_scripts
 
 SIDE_FILES = ("-wal", "-shm")
@@ -156,8 +157,17 @@ def restore(source: Path, database: Path) -> Restored:
     return Restored(snapshot, moved)
 
 
-def check(database: Path, *, full: bool = True) -> list[str]:
-    """SQLite's integrity check of ``database`` (and its full-text indexes when ``full``)."""
+def check(database: Path, *, full: bool = True, must_exist: bool = True) -> list[str]:
+    """SQLite's integrity check of ``database`` (and its full-text indexes when ``full``).
+
+    A lost database (its home's marker or WAL still there) is a StorageDamagedError;
+    no database at all is a ValidationError, or nothing to check without ``must_exist``.
+    """
+    refuse_lost_database(database, database.with_suffix(MARKER_SUFFIX))
+    if not database.exists():
+        if must_exist:
+            raise ValidationError(f"there is no memoryd database at {database}")
+        return []
     store = Database(database)
     try:
         return store.integrity(full=full)

@@ -7,6 +7,7 @@ from memoryd.errors import (
     MemorydError,
     NotFoundError,
     PayloadTooLargeError,
+    StorageDamagedError,
     StorageError,
     ValidationError,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "PayloadTooLargeError",
     "RemoteMemory",
     "ScoredMemory",
+    "StorageDamagedError",
     "StorageError",
     "ValidationError",
 ]

@@ -38,6 +38,7 @@ ERRORS: dict[str, type[errors.MemorydError]] = {
     "forbidden": errors.ForbiddenError,
     "payload_too_large": errors.PayloadTooLargeError,
     "embedding_mismatch": errors.EmbeddingMismatchError,
+    "storage_damaged": errors.StorageDamagedError,
 }
 
 

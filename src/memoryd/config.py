@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -74,9 +75,26 @@ class Settings(BaseSettings):
     # server (memoryd serve)
     admin_key: str = ""  # may create tenants when creation is not open
     open_tenants: bool | None = None  # None: open only when bound to loopback
+    # web origins whose pages may call the server (CORS); none by default (server/browser.py)
+    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Host names the server answers to besides this machine's (server/browser.py)
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     max_body_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
+    # messages one POST /v1/memories may carry: each is embedded before the answer, so one
+    # request of thousands would hold a worker for minutes and slow every search meanwhile
+    max_ingest_messages: int = Field(default=200, gt=0)
+    # the longest a request body may stall between two parts before the request gets a 408
+    body_timeout_s: float = Field(default=30.0, gt=0)
     # file import (POST /v1/imports, /v1/files, memoryd import-file)
     max_import_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
+
+    @field_validator("cors_origins", "allowed_hosts", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        """``a,b`` in an environment variable; a TOML array as it is."""
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     @classmethod
     def settings_customise_sources(

@@ -39,6 +39,18 @@ class StorageError(MemorydError):
     http_status = 500
 
 
+class StorageDamagedError(StorageError):
+    """The database is damaged, or gone where it held data.
+
+    memoryd refuses to start on it, or, when the damage shows while it runs,
+    stops writing (reads go on where they can) until a backup is restored.
+    """
+
+    code = "storage_damaged"
+    prefix = "storage damaged"
+    http_status = 503
+
+
 class EmbeddingError(MemorydError):
     code = "internal_error"
     prefix = "embedding error"

@@ -14,6 +14,8 @@ everywhere:
 * ``<private>`` content is never injected, even from a memory that reached
   the store before the privacy filter saw it (an import, an older version):
   the capture-time filter runs again here.
+* A memory someone else shared into a space says so (``(shared by user …)``),
+  so the agent can tell the user's own memories from what others put there.
 * The block fits a token budget. Tokens are estimated per script (seed 003):
   Latin text at 4 characters a token, CJK at 0.87, because ``len / 4``
   undercounts Chinese about 4.6 times and would overflow the budget.
@@ -50,6 +52,8 @@ DEFAULT_BUDGET_TOKENS = 1500
 MAX_MEMORY_CHARS = 300
 # a raw turn that said a value the user has since changed
 OUTDATED = "(outdated, since changed)"
+# a tenant id is 36 characters; the label never grows past that
+MAX_SHARER_CHARS = 40
 # Claude Code cuts hook context past about 10,000 characters; stay under it whatever the budget
 MAX_CONTEXT_CHARS = 9000
 
@@ -95,6 +99,24 @@ class Recalled:
     category: Category
     at: datetime | None = None
     id: str | None = None
+    shared_by: str | None = None  # the tenant who shared it into a space, if not the user
+
+
+def shared_by(memory: Memory | Mapping[str, Any]) -> str | None:
+    """Who shared a memory into a (team or organization) space; None for one's own.
+
+    A copy in a personal space was pulled there by its owner, so it is theirs.
+    """
+    if isinstance(memory, Memory):
+        space_id, provenance = memory.space_id, memory.provenance
+        sharer = None if provenance is None else provenance.shared_by_user
+    else:
+        space_id = str(memory.get("space_id") or "")
+        provenance = memory.get("provenance")
+        sharer = provenance.get("shared_by_user") if isinstance(provenance, Mapping) else None
+    if not sharer or not space_id or space_id.startswith("personal/"):
+        return None
+    return str(sharer)
 
 
 def estimate_tokens(text: str) -> int:
@@ -153,7 +175,9 @@ def recalled(item: Memory | ScoredMemory | Mapping[str, Any]) -> Recalled:
         item = item.memory
     if isinstance(item, Memory):
         stale = item.memory_type is MemoryType.SESSION and item.superseded_by is not None
-        return Recalled(_stale(item.content, stale), item.category, item.created_at, item.id)
+        return Recalled(
+            _stale(item.content, stale), item.category, item.created_at, item.id, shared_by(item)
+        )
     data = item.get("memory", item)
     if not isinstance(data, Mapping):
         raise TypeError("a memory mapping needs its fields, or a 'memory' key holding them")
@@ -172,6 +196,7 @@ def recalled(item: Memory | ScoredMemory | Mapping[str, Any]) -> Recalled:
         category,
         when,
         str(data["id"]) if data.get("id") else None,
+        shared_by(data),
     )
 
 
@@ -209,8 +234,11 @@ def render_context(
                 candidates.append((title, "", fact))
     for item in memories:
         memory = item if isinstance(item, Recalled) else recalled(item)
-        age = f"[{relative_age(memory.at, now)}] " if memory.at else ""
-        candidates.append((CATEGORY_TITLES[memory.category], age, memory.text))
+        prefix = f"[{relative_age(memory.at, now)}] " if memory.at else ""
+        sharer = inert(memory.shared_by, MAX_SHARER_CHARS) if memory.shared_by else None
+        if sharer:
+            prefix += f"(shared by user {sharer}) "
+        candidates.append((CATEGORY_TITLES[memory.category], prefix, memory.text))
 
     order = [PROFILE_TITLE, RECENT_TITLE, *(CATEGORY_TITLES[c] for c in Category)]
     for title, prefix, text in candidates:

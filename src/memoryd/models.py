@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memoryd.errors import ValidationError
 
+# the largest integer an SQLite INTEGER column holds: a record with more cannot be stored
+SQLITE_MAX_INT = 2**63 - 1
+
 
 class Category(StrEnum):
     PROFILE = "profile"
@@ -144,7 +147,7 @@ class Provenance(BaseModel):
     shared_by_agent: str = ""
     shared_at: datetime
     original_created_at: datetime
-    source_version: int | None = None
+    source_version: int | None = Field(default=None, ge=0, le=SQLITE_MAX_INT)
 
 
 class Memory(BaseModel):
@@ -163,7 +166,7 @@ class Memory(BaseModel):
     tier: Tier = Tier.PERIPHERAL
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-    access_count: int = Field(default=0, ge=0)
+    access_count: int = Field(default=0, ge=0, le=SQLITE_MAX_INT)
     tags: list[str] = Field(default_factory=list)
     scope: str = "global"
     agent_id: str | None = None
@@ -180,7 +183,7 @@ class Memory(BaseModel):
     visibility: str = "global"
     owner_agent_id: str = ""
     provenance: Provenance | None = None
-    version: int | None = 1
+    version: int | None = Field(default=1, ge=0, le=SQLITE_MAX_INT)
     # memoryd additions
     valid_from: datetime | None = None
     valid_to: datetime | None = None
@@ -293,10 +296,18 @@ class Role(StrEnum):
     READER = "reader"
 
 
+class MemberStatus(StrEnum):
+    """``invited`` until the user accepts: an invitation grants nothing."""
+
+    ACTIVE = "active"
+    INVITED = "invited"
+
+
 class Member(BaseModel):
     user_id: str
     role: Role
     joined_at: datetime
+    status: MemberStatus = MemberStatus.ACTIVE
 
 
 class AutoShareRule(BaseModel):
@@ -322,9 +333,14 @@ class Space(BaseModel):
     updated_at: datetime = Field(default_factory=utcnow)
 
     def role_of(self, user_id: str) -> Role | None:
+        """The user's role as an active member; None for an outsider or one only invited."""
         if user_id == self.owner_id:
             return Role.ADMIN
-        return next((m.role for m in self.members if m.user_id == user_id), None)
+        member = self.member(user_id)
+        return member.role if member and member.status is MemberStatus.ACTIVE else None
+
+    def member(self, user_id: str) -> Member | None:
+        return next((m for m in self.members if m.user_id == user_id), None)
 
 
 class Tenant(BaseModel):

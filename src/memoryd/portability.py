@@ -28,6 +28,9 @@ from memoryd.store.sqlite import RawMessage
 FORMAT = "memoryd-export"
 FORMAT_VERSION = 1
 BATCH = 256
+# an export record nests four levels (line, memory, provenance or relations, relation);
+# a deeper line is not a record, and parsing one without a bound would exhaust the stack
+MAX_LINE_DEPTH = 16
 Progress = Callable[[int], None]
 
 
@@ -93,8 +96,13 @@ def _records(lines: Iterable[str]) -> Iterator[Memory | _Message]:
             continue
         try:
             line = json.loads(raw)
+            too_deep = nesting_depth(line, MAX_LINE_DEPTH) > MAX_LINE_DEPTH
         except json.JSONDecodeError as exc:
             raise ValidationError(f"line {number} is not JSON: {exc.msg}") from None
+        except RecursionError:  # how the parser says "too deep", far past the bound
+            too_deep = True
+        if too_deep:
+            raise ValidationError(f"line {number} is nested deeper than {MAX_LINE_DEPTH} levels")
         if lone_surrogate(line):
             raise ValidationError(f"line {number} holds text that is not valid Unicode")
         kind = line.get("type") if isinstance(line, dict) else None
@@ -114,6 +122,21 @@ def _records(lines: Iterable[str]) -> Iterator[Memory | _Message]:
                 raise ValidationError(f"line {number}: unknown record type {kind!r}")
         except (KeyError, TypeError, PydanticValidationError) as exc:
             raise ValidationError(f"line {number}: invalid {kind} record: {exc}") from None
+
+
+def nesting_depth(value: Any, stop_after: int) -> int:
+    """How deeply ``value`` nests lists and objects, counted level by level (no recursion)
+    and no further than one level past ``stop_after``."""
+    depth, level = 0, [value]
+    while level and depth <= stop_after:
+        depth += 1
+        level = [
+            child
+            for v in level
+            if isinstance(v, dict | list)
+            for child in (v.values() if isinstance(v, dict) else v)
+        ]
+    return depth
 
 
 def import_jsonl(

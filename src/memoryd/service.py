@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,14 +42,17 @@ from memoryd.models import (
     SearchResponse,
     State,
     Tier,
-    normalise_space_id,
+    parse_ts,
     personal_space,
     to_utc,
     utcnow,
 )
-from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest, SpaceRef
+from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest
 from memoryd.retrieve.config import DEFAULT_LIMIT
+from memoryd.stats import Stats
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.sharing import Sharing
+from memoryd.tenancy.spaces import Spaces
 
 if TYPE_CHECKING:
     from memoryd.ingest.smart import SmartIngest
@@ -61,6 +65,8 @@ MAX_LIMIT = 1000
 MAX_OFFSET = 10**12
 TASK_POLL_S = 0.05
 Progress = Callable[[int, int], None]
+# the span in which a fact held: a memory whose span is empty would never be live
+VALIDITY = ("valid_from", "valid_to")
 
 
 class MemoryService:
@@ -88,6 +94,16 @@ class MemoryService:
     def for_tenant(self, tenant_id: str) -> MemoryService:
         """The same engine seen as another tenant (the server's per-request service)."""
         return MemoryService(tenant_id=tenant_id, engine=self.engine)
+
+    @cached_property
+    def spaces(self) -> Spaces:
+        """Spaces, members, invitations and auto-share rules, as this tenant."""
+        return Spaces(self.engine, self.tenant_id)
+
+    @cached_property
+    def sharing(self) -> Sharing:
+        """Copies between spaces, as this tenant."""
+        return Sharing(self.engine, self.tenant_id)
 
     @property
     def embedder(self) -> Embedder:
@@ -139,23 +155,21 @@ class MemoryService:
         old = self.get(replaces) if replaces is not None else None
         return store_direct(self, memory, self.embed([memory.content])[0], old)
 
-    def readable_spaces(self) -> list[str]:
-        return [space_id for space_id, _ in self.store.space_refs(self.tenant_id)]
-
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
-        memory = self.store.get(self.tenant_id, self.readable_spaces(), check_id(memory_id))
-        if memory is None:
-            raise NotFoundError(f"memory {memory_id}")
-        return memory
+        return self.spaces.get(memory_id)
 
     def update(self, memory_id: str, **fields: Any) -> Memory:
         """Change fields of a memory; new content is re-embedded before anything is written."""
         check_id(memory_id)
         changes = parse_changes(fields)
         vector = None
-        if "content" in changes:
-            current = self.get(memory_id)
+        current = self.get(memory_id) if changes.keys() & {"content", *VALIDITY} else None
+        if current is not None and changes.keys() & VALIDITY:
+            start, end = (_time(n, changes.get(n, getattr(current, n))) for n in VALIDITY)
+            if start is not None and end is not None and end <= start:
+                raise ValidationError("valid_to must be after valid_from")
+        if current is not None and "content" in changes:
             vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
         action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
         return self.store.update_memory(
@@ -293,27 +307,10 @@ class MemoryService:
             include_trace=include_trace,
             config=config,
         )
-        response = self.retriever.search(self.tenant_id, self.space_refs(spaces), request)
+        response = self.retriever.search(self.tenant_id, self.spaces.space_refs(spaces), request)
         if touch and response.results:
             self.engine.touch([r.memory.id for r in response.results], to_us(utcnow()) or 0)
         return response
-
-    def space_refs(self, spaces: str | Sequence[str] | None) -> list[SpaceRef]:
-        """The spaces a request names: ``None``, ``""`` or ``"all"`` for every one of the
-        tenant's; else ids (comma-separated or a list), each one the tenant belongs to."""
-        mine = self.store.space_refs(self.tenant_id)
-        if spaces is None or spaces in ("", "all") or spaces == ["all"]:
-            return [SpaceRef(space_id, kind) for space_id, kind in mine]
-        wanted = [s.strip() for s in spaces.split(",")] if isinstance(spaces, str) else spaces
-        kinds = dict(mine)
-        refs = []
-        for space_id in dict.fromkeys(normalise_space_id(w) for w in wanted if w):
-            if space_id not in kinds:
-                raise NotFoundError(f"space {space_id}")
-            refs.append(SpaceRef(space_id, kinds[space_id]))
-        if not refs:
-            raise ValidationError("space must be 'all' or a comma-separated list of space ids")
-        return refs
 
     # ------------------------------------------------------------------ conversation capture
     def ingest(
@@ -388,10 +385,15 @@ class MemoryService:
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:
         """The counts of ``GET /v1/stats`` over the tenant's spaces, the model and the home."""
-        from memoryd.stats import Stats  # stats builds on this service
-
         return {
-            **Stats(self).overview(),
+            **Stats(self.engine, self.tenant_id).overview(),
             "embedding_model": self.store.get_meta("embed_model"),
             "home": str(self.home),
         }
+
+
+def _time(name: str, value: Any) -> datetime | None:
+    try:
+        return parse_ts(value)
+    except (ValueError, TypeError, AttributeError):
+        raise ValidationError(f"{name} must be an ISO 8601 time, got {value!r}") from None

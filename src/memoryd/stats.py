@@ -17,6 +17,7 @@ from memoryd.ingest import admission
 from memoryd.ingest.direct import check_id
 from memoryd.models import (
     Category,
+    MemberStatus,
     MemoryType,
     RelationType,
     State,
@@ -26,26 +27,21 @@ from memoryd.models import (
 )
 from memoryd.retrieve import DEFAULT_RECIPE
 from memoryd.retrieve import decay as decay_stage
-from memoryd.retrieve.config import SPACE_WEIGHTS
+from memoryd.retrieve.config import SHARED_WEIGHT, SPACE_WEIGHTS
 from memoryd.retrieve.pipeline import stage_names
-from memoryd.service import MemoryService
-from memoryd.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
+from memoryd.tenancy.scope import TenantScope
+from memoryd.tenancy.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 
 MAX_DAYS = 3650
 MAX_NODES = 10_000
 TOP_CATEGORIES = 5
 
 
-class Stats:
-    def __init__(self, service: MemoryService) -> None:
-        self.service = service
-        self.store = service.store
-        self.me = service.tenant_id
-
+class Stats(TenantScope):
     def _spaces(self, space: str | None) -> list[str]:
-        return [ref.space_id for ref in self.service.space_refs(space)]
+        return [ref.space_id for ref in self.space_refs(space)]
 
     # ------------------------------------------------------------------ GET /v1/stats
     def overview(self, space: str | None = None, days: int = 30) -> dict[str, Any]:
@@ -123,6 +119,7 @@ class Stats:
             },
             "spaces": {
                 "search_weights": {k.value: v for k, v in SPACE_WEIGHTS.items()},
+                "shared_by_others_weight": SHARED_WEIGHT,
                 "max_spaces_per_user": MAX_SPACES_PER_USER,
                 "max_members_per_team": MAX_MEMBERS_PER_TEAM,
             },
@@ -149,7 +146,7 @@ class Stats:
     def decay(self, memory_id: str, points: int = 90) -> dict[str, Any]:
         if not 1 <= points <= 3650:
             raise ValidationError("points must be between 1 and 3650")
-        m = self.service.get(check_id(memory_id))
+        m = self.get(check_id(memory_id))
         now = utcnow()
         beta = decay_stage.BETA[m.tier]
         lam = math.log(2) / (
@@ -258,9 +255,10 @@ class Stats:
                         space.updated_at if last is None else max(from_us(last), space.updated_at)
                     ),
                     "shared_in_count": self.store.shared_in(self.me, scope),
-                    "member_count": len(space.members),
+                    "member_count": sum(m.status is MemberStatus.ACTIVE for m in space.members),
                     "members": [
-                        {"user_id": m.user_id, "role": m.role.value} for m in space.members
+                        {"user_id": m.user_id, "role": m.role.value, "status": m.status.value}
+                        for m in space.members
                     ],
                 }
             )
@@ -282,7 +280,7 @@ class Stats:
             "content_preview",
         )
         events = []
-        for row in self.store.sharing_events(self.me, self.service.readable_spaces(), since):
+        for row in self.store.sharing_events(self.me, self.readable_spaces(), since):
             event = dict(zip(keys, row[:8], strict=True))
             event["timestamp"] = format_ts(from_us(row[8]))
             events.append(event)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -180,3 +181,11 @@ def ingest_and_wait(
     assert task["status"] == "completed", task
     result: dict[str, Any] = task
     return result
+
+
+def accept_invitation(tenant: TenantClient, space_id: str) -> dict[str, Any]:
+    """``tenant`` says yes to the space it was invited to (nobody joins one without it)."""
+    response = tenant.http.post(f"/v1/invitations/{quote(space_id, safe='')}/accept")
+    assert response.status_code == 200, response.text
+    space: dict[str, Any] = response.json()
+    return space

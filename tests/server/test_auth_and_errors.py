@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +32,7 @@ def _error(response: httpx.Response, status: int, code: str, words: str = "") ->
 
 def test_health_and_tenant_creation(server: RunningServer) -> None:
     with server.client() as anonymous:
-        assert anonymous.get("/health").json() == {"status": "ok"}
+        assert anonymous.get("/health").json() == {"status": "ok", "storage": "ok"}
         named = anonymous.post("/v1/tenants", json={"name": "team-bot"}).json()
         assert list(named)[:3] == ["id", "api_key", "status"] and named["name"] == "team-bot"
         assert named["api_key"].startswith("mk_") and named["api_key"] != named["id"]
@@ -158,6 +159,10 @@ def test_openapi_document_matches_the_routes(server: RunningServer) -> None:
         "/v1/memories/{memory_id}/share",
         "/v1/org/{org_id}/publish",
         "/v1/imports",
+        "/v1/invitations",
+        "/v1/invitations/{space_id}/accept",
+        "/v1/invitations/{space_id}/decline",
+        "/v1/spaces/{space_id}/leave",
     ):
         assert path in paths, path
     assert "requestBody" in spec["paths"]["/v1/memories"]["post"]
@@ -168,12 +173,9 @@ def test_errors_inside_the_server_hide_their_trace(
 ) -> None:
     running, stop = start_server(tmp_path / "home", embedder)
     try:
-        # a broken store: the request fails inside, the client gets a plain 500 (the task
-        # workers stop first: closing a connection another thread is using crashes SQLite)
-        running.service.engine.stop_workers()
-        running.service.store.close()
-        running.service.store.path.unlink()
-        running.service.store.path.mkdir()
+        # a broken schema: the request fails inside, the client gets a plain 500
+        with sqlite3.connect(running.service.store.path) as other:
+            other.execute("DROP TABLE api_keys")
         with running.client() as anonymous:
             key = anonymous.post("/v1/tenants", json={})
         _error(key, 500, "internal_error")
@@ -222,18 +224,3 @@ def test_no_auth_serves_the_local_tenant(tmp_path: Path, embedder: LocalEmbedder
         assert local.content == "no key needed here"
     finally:
         stop()
-
-
-def test_browsers_may_call_from_any_origin(alice: TenantClient) -> None:
-    preflight = alice.http.options(
-        "/v1/memories",
-        headers={
-            "Origin": "http://localhost:3000",
-            "Access-Control-Request-Method": "POST",
-            "Access-Control-Request-Headers": "x-api-key,content-type",
-        },
-    )
-    assert preflight.status_code == 200
-    assert preflight.headers["access-control-allow-origin"] == "*"
-    listed = alice.http.get("/v1/memories", headers={"Origin": "http://localhost:3000"})
-    assert listed.headers["access-control-allow-origin"] == "*"

@@ -339,6 +339,12 @@ def test_membership_is_what_grants_access(world: World) -> None:
     member = {"user_id": b.t.id, "role": "reader"}
     added = check(a.t.http.post(f"{team}/members", json=member), 200)
     assert {m["user_id"]: m["role"] for m in added["members"]}[b.t.id] == "reader"
+    # invited is not a member: nothing of the space reaches bob until he accepts
+    check(b.t.http.get(team), 404)
+    found = check(b.t.http.get("/v1/memories/search", params=query), 200)
+    assert a.copy_id not in {r["memory"]["id"] for r in found["results"]}
+    check(b.t.http.get(f"/v1/memories/{a.copy_id}"), 404)
+    check(b.t.http.post(f"/v1/invitations/{q(a.team)}/accept"), 200)
     assert check(b.t.http.get(team), 200)["id"] == a.team
     assert a.team in {s["id"] for s in check(b.t.http.get("/v1/spaces"), 200)["spaces"]}
     for extra in ({}, {"space": a.team}):

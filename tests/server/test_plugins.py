@@ -282,6 +282,9 @@ def test_mcp_tools_and_profile_resource(
     added = mcp.call("POST", f"/v1/spaces/{encoded}/members", {"user_id": bob.id, "role": "member"})
     assert b"team%2F" in mcp.last.request.url.raw_path
     assert {m["user_id"]: m["role"] for m in added["members"]}[bob.id] == "member"
+    # bob is invited; the space is his once he accepts (a memoryd route, not a plugin's)
+    assert team not in {s["id"] for s in peer.call("GET", "/v1/spaces")["spaces"]}
+    peer.call("POST", f"/v1/invitations/{encoded}/accept")
     assert team in {s["id"] for s in peer.call("GET", "/v1/spaces")["spaces"]}
 
     # memory_share, memory_pull (visibility undefined), memory_reshare
@@ -309,7 +312,7 @@ def test_mcp_tools_and_profile_resource(
 
 def test_openclaw_hooks(server: RunningServer, alice: TenantClient) -> None:
     claw = Plugin(server, alice)
-    assert claw.call("GET", "/health") == {"status": "ok"}
+    assert claw.call("GET", "/health") == {"status": "ok", "storage": "ok"}
     fact = claw.call(
         "POST",
         "/v1/memories",

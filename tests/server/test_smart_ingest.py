@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import pytest
-from server_harness import ingest_and_wait
+from server_harness import accept_invitation, ingest_and_wait
 
 if TYPE_CHECKING:
     from server_harness import TenantClient
@@ -129,6 +129,7 @@ def test_distilled_memories_follow_auto_share_rules(alice: TenantClient, bob: Te
             "members": [{"user_id": bob.id, "role": "reader"}],
         },
     ).json()
+    accept_invitation(bob, team["id"])
     rules = f"/v1/spaces/{quote(team['id'], safe='')}/auto-share-rules"
     rule = {"source_space": f"personal/{alice.id}", "categories": ["preferences"]}
     assert alice.http.post(rules, json=rule).status_code == 201

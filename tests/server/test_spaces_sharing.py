@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx
+from server_harness import accept_invitation
 
 if TYPE_CHECKING:
     from server_harness import RunningServer, TenantClient
@@ -45,10 +46,11 @@ def test_space_lifecycle(alice: TenantClient, bob: TenantClient, server: Running
     team = _team(alice, members=[{"user_id": bob.id, "role": "reader"}])
     assert team["id"].startswith("team/") and team["space_type"] == "team"
     assert team["owner_id"] == alice.id
-    assert {(m["user_id"], m["role"]) for m in team["members"]} == {
-        (alice.id, "admin"),
-        (bob.id, "reader"),
+    assert {(m["user_id"], m["role"], m["status"]) for m in team["members"]} == {
+        (alice.id, "admin", "active"),
+        (bob.id, "reader", "invited"),
     }
+    accept_invitation(bob, team["id"])
     listed = _ok(alice.http.get("/v1/spaces"))["spaces"]
     assert [s["space_type"] for s in listed] == ["personal", "team"]
     assert _ok(bob.http.get(f"/v1/spaces/{enc(team['id'])}"))["name"] == "Team"
@@ -99,6 +101,7 @@ def test_members(alice: TenantClient, bob: TenantClient, make_tenant: Any) -> No
     path = f"/v1/spaces/{enc(team['id'])}/members"
     added = _ok(alice.http.post(path, json={"user_id": bob.id, "role": "member"}))
     assert (bob.id, "member") in {(m["user_id"], m["role"]) for m in added["members"]}
+    accept_invitation(bob, team["id"])
     _error(
         alice.http.post(path, json={"user_id": bob.id, "role": "member"}), 400, "validation_error"
     )
@@ -110,6 +113,7 @@ def test_members(alice: TenantClient, bob: TenantClient, make_tenant: Any) -> No
     assert (bob.id, "admin") in {(m["user_id"], m["role"]) for m in changed["members"]}
     # now an admin, bob may add carol
     _ok(bob.http.post(path, json={"user_id": carol.id, "role": "reader"}))
+    accept_invitation(carol, team["id"])
     _error(alice.http.delete(f"{path}/{alice.id}"), 400, "validation_error", "owner")
     _error(alice.http.delete(f"{path}/nobody"), 404, "not_found")
     _error(alice.http.put(f"{path}/nobody", json={"role": "reader"}), 404, "not_found")
@@ -120,6 +124,7 @@ def test_members(alice: TenantClient, bob: TenantClient, make_tenant: Any) -> No
 
 def test_share_pull_unshare_reshare(alice: TenantClient, bob: TenantClient) -> None:
     team = _team(alice, members=[{"user_id": bob.id, "role": "member"}])
+    accept_invitation(bob, team["id"])
     note = _memory(alice, "Deploys happen on Tuesdays", tags=["ops"])
     share = f"/v1/memories/{note['id']}/share"
     copy = _ok(alice.http.post(share, json={"target_space": team["id"]}), 201)
@@ -127,10 +132,11 @@ def test_share_pull_unshare_reshare(alice: TenantClient, bob: TenantClient) -> N
     assert copy["provenance"]["shared_from_memory"] == note["id"]
     assert copy["provenance"]["shared_by_user"] == alice.id and copy["version"] == 1
     assert _ok(alice.http.post(share, json={"target_space": team["id"]}))["id"] == copy["id"]
-    # bob finds it through search, across his spaces, weighted below his own space
+    # bob finds it through search, across his spaces, weighted below his own memories
+    # (a team's weight, 0.8, and half again for what someone else shared)
     found = _ok(bob.http.get("/v1/memories/search", params={"q": "when are deploys"}))
     assert found["results"][0]["memory"]["id"] == copy["id"]
-    assert found["results"][0]["score"] == 0.8
+    assert found["results"][0]["score"] == 0.4
     # and pulls it into his personal space
     pulled = _ok(
         bob.http.post(f"/v1/memories/{copy['id']}/pull", json={"source_space": team["id"]}), 201
@@ -162,6 +168,7 @@ def test_share_pull_unshare_reshare(alice: TenantClient, bob: TenantClient) -> N
 
 def test_sharing_permissions(alice: TenantClient, bob: TenantClient) -> None:
     team = _team(alice, members=[{"user_id": bob.id, "role": "reader"}])
+    accept_invitation(bob, team["id"])
     mine = _memory(bob, "Bob's note about the build")
     _error(
         bob.http.post(f"/v1/memories/{mine['id']}/share", json={"target_space": team["id"]}),
@@ -239,6 +246,9 @@ def test_share_to_user(alice: TenantClient, bob: TenantClient) -> None:
     assert first["space_created"] is True and first["space_id"].startswith("team/")
     again = _ok(alice.http.post(path, json={"target_user": bob.id}))
     assert again == {**first, "space_created": False}
+    # bob sees nothing of it until he accepts the space alice made for the two of them
+    _error(bob.http.get(f"/v1/memories/{first['shared_copy_id']}"), 404, "not_found")
+    accept_invitation(bob, first["space_id"])
     seen = _ok(bob.http.get(f"/v1/memories/{first['shared_copy_id']}"))
     assert seen["content"] == note["content"]
     _error(alice.http.post(path, json={"target_user": alice.id}), 400, "validation_error")
@@ -253,6 +263,7 @@ def test_share_to_user(alice: TenantClient, bob: TenantClient) -> None:
 
 def test_auto_share_rules(alice: TenantClient, bob: TenantClient) -> None:
     team = _team(alice, members=[{"user_id": bob.id, "role": "member"}])
+    accept_invitation(bob, team["id"])
     rules = f"/v1/spaces/{enc(team['id'])}/auto-share-rules"
     rule = _ok(
         alice.http.post(
@@ -292,6 +303,7 @@ def test_org_setup_and_publish(alice: TenantClient, bob: TenantClient) -> None:
     )
     assert org["space_id"].startswith("org/") and org["members_added"] == 1
     assert org["failed_members"] == ["x"]
+    accept_invitation(bob, org["space_id"])
     note = _memory(alice, "Expense reports are due monthly", category="patterns")
     publish = f"/v1/org/{enc(org['space_id'])}/publish"
     result = _ok(
@@ -308,4 +320,5 @@ def test_org_setup_and_publish(alice: TenantClient, bob: TenantClient) -> None:
     _error(alice.http.post(f"/v1/org/{enc(team['id'])}/publish", json={}), 400, "validation_error")
     _error(alice.http.post("/v1/org/setup", json={"name": "x"}), 422, "validation_error")
     found = _ok(bob.http.get("/v1/memories/search", params={"q": "expense reports"}))
-    assert found["results"][0]["score"] == 0.6  # organization spaces weigh 0.6
+    # organization spaces weigh 0.6, and what someone else shared half of that
+    assert found["results"][0]["score"] == 0.3

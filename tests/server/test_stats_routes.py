@@ -110,7 +110,7 @@ def test_relations_spaces_sharing_agents(alice: TenantClient, bob: TenantClient)
     assert spaces["total_spaces"] == 2
     shared = next(s for s in spaces["spaces"] if s["space_id"] == team["id"])
     assert shared["memory_count"] == 1 and shared["shared_in_count"] == 1
-    assert shared["members"] == [{"user_id": alice.id, "role": "admin"}]
+    assert shared["members"] == [{"user_id": alice.id, "role": "admin", "status": "active"}]
     sharing = _get(alice, "/v1/stats/sharing")
     assert sharing["summary"]["total_shares"] == 1 and sharing["summary"]["unique_sharers"] == 1
     event = sharing["recent_activity"][0]

@@ -5,6 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
+from memoryd.errors import ValidationError
 from memoryd.models import Category, MemoryType, Message
 from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME
@@ -74,15 +77,14 @@ def test_message_dates_and_defaults(service: MemoryService) -> None:
     result = service.ingest(
         [
             Message(role="user", content="Booked the dentist", created_at=SAID),
-            {"role": "  ", "content": "Nobody said who I am"},
             {"role": "user", "content": "No date on this one either"},
         ],
         dates=SAID + timedelta(days=1),
     )
     assert result.session_id  # a fresh one when none is given
-    first, anon, dated = (service.get(i) for i in result.memory_ids)
+    first, dated = (service.get(i) for i in result.memory_ids)
     assert first.valid_from == SAID  # the message's own date wins
-    assert anon.l0_abstract == "[2024-05-21 Tue 14:02] user"  # blank role -> user
+    assert dated.l0_abstract == "[2024-05-21 Tue 14:02] user"
     assert dated.valid_from == SAID + timedelta(days=1)
     assert first.source == "conversation"
 
@@ -90,6 +92,17 @@ def test_message_dates_and_defaults(service: MemoryService) -> None:
     memory = service.get(undated.memory_ids[0])
     assert memory.valid_from is None
     assert memory.l0_abstract == "user"
+
+
+def test_a_message_without_a_role_is_refused_and_nothing_is_stored(
+    service: MemoryService,
+) -> None:
+    for role in ("", "  "):
+        with pytest.raises(ValidationError, match="message 1 has an empty role"):
+            service.ingest(
+                [{"role": "user", "content": "Who said this?"}, {"role": role, "content": "Me"}]
+            )
+    assert service.session_messages() == []
 
 
 def test_same_message_in_the_same_session_is_stored_once(service: MemoryService) -> None:

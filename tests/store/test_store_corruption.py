@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.embed.local import LocalEmbedder
-from memoryd.errors import StorageError
+from memoryd.errors import StorageDamagedError, StorageError
 from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME
 
@@ -120,9 +120,8 @@ def test_corrupted_tenants_table_is_a_storage_error_on_open(
     root, page_size = _root_page(copy, "tenants")
     _clobber_page(copy, root, page_size)
     damaged = copy.read_bytes()
-    with pytest.raises(StorageError) as info:
+    with pytest.raises(StorageDamagedError, match="memoryd restore"):
         MemoryService(copy_home, embedder=embedder)
-    assert str(copy) in str(info.value)
     assert copy.read_bytes() == damaged
 
 
@@ -185,3 +184,38 @@ def test_foreign_sqlite_database_is_refused_without_losing_its_data(home: Path) 
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 0
     finally:
         conn.close()
+
+
+def test_a_home_that_held_data_never_opens_empty(home: Path, embedder: LocalEmbedder) -> None:
+    _valid_store(home, embedder, n=2)
+    marker = home / "memoryd.home"
+    assert "memoryd restore" in marker.read_text(encoding="utf-8")
+    db = home / DB_FILENAME
+    db.write_bytes(b"")
+    with pytest.raises(StorageDamagedError, match=r"is empty \(0 bytes\)"):
+        MemoryService(home, embedder=embedder)
+    db.unlink()
+    with pytest.raises(StorageDamagedError, match="is missing"):
+        MemoryService(home, embedder=embedder)
+    assert not db.exists()
+    marker.unlink()  # starting afresh on purpose
+    with MemoryService(home, embedder=embedder) as svc:
+        assert svc.list_memories()[1] == 0
+    assert marker.exists()
+
+
+def test_damage_found_in_use_turns_the_store_read_only(
+    home: Path, tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    _valid_store(home, embedder, n=3)
+    with MemoryService(home, embedder=embedder) as svc:
+        kept = svc.add("written before the damage")
+        db = home / DB_FILENAME
+        db.rename(tmp_path / "elsewhere.db")
+        with pytest.raises(StorageDamagedError, match="was removed while in use"):
+            svc.add("written after")
+        assert svc.get(kept.id).content == "written before the damage"  # reads go on
+        damage = svc.store.storage_damage()
+        assert damage is not None and "saved as memoryd.db.rescued-" in damage.message
+        with pytest.raises(StorageDamagedError):
+            svc.delete(kept.id)

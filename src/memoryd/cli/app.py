@@ -56,21 +56,29 @@ def main(
 
 
 @contextmanager
-def service() -> Iterator[MemoryService]:
-    """A service for one command; memoryd errors become a message and exit code 1."""
-    svc: MemoryService | None = None
+def reported() -> Iterator[None]:
+    """Memoryd errors become a message (or the JSON error object) and exit code 1."""
     try:
-        svc = MemoryService(state.home)
-        yield svc
+        yield
     except MemorydError as exc:
         if state.as_json:
             print(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
         else:
             err.print(f"[red]error:[/red] {exc.message}")
         raise typer.Exit(1) from None
-    finally:
-        if svc is not None:
-            svc.close()
+
+
+@contextmanager
+def service() -> Iterator[MemoryService]:
+    """A service for one command, its errors reported."""
+    svc: MemoryService | None = None
+    with reported():
+        try:
+            svc = MemoryService(state.home)
+            yield svc
+        finally:
+            if svc is not None:
+                svc.close()
 
 
 def emit(data: Any, human: Callable[[], None]) -> None:

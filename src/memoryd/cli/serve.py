@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from memoryd.cli.app import app, console, err, state
 from memoryd.config import load_settings
-from memoryd.errors import MemorydError
+from memoryd.errors import MemorydError, StorageDamagedError
 from memoryd.server.options import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -19,7 +20,9 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.tenants import Tenants
+from memoryd.store import DB_FILENAME
+from memoryd.store.maintenance import check
+from memoryd.tenancy.tenants import Tenants
 
 BOOTSTRAP_KEY_NAME = "bootstrap"
 
@@ -49,6 +52,11 @@ def serve(
     try:
         ServeOptions(host=host, no_auth=no_auth).check()
         settings = load_settings(state.home)
+        from memoryd.server.browser import BrowserPolicy  # the web stack loads only here
+
+        # a bad MEMORYD_CORS_ORIGINS is one clear error now, not one per worker later
+        BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)
+        _check_database(settings.home)
         if not no_auth:
             _bootstrap_key(settings.home)
     except MemorydError as exc:
@@ -76,6 +84,18 @@ def serve(
         workers=workers,
         log_level=log_level,
     )
+
+
+def _check_database(home: Path) -> None:
+    """SQLite's quick check before serving: a damaged file is refused, not served (and
+    a missing or emptied one where a home held data is refused on opening)."""
+    problems = check(home / DB_FILENAME, full=False, must_exist=False)
+    if problems:
+        raise StorageDamagedError(
+            f"{home / DB_FILENAME} is damaged ({'; '.join(problems[:3])}); memoryd will not "
+            "serve it. Restore the last good backup with `memoryd restore BACKUP` (run "
+            "`memoryd check` for the full report)"
+        )
 
 
 def _bootstrap_key(home: object) -> None:

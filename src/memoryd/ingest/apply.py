@@ -38,8 +38,8 @@ from memoryd.ingest.reconcile import (
 )
 from memoryd.ingest.reconcile_llm import Verdict
 from memoryd.models import Memory, MemoryType, Relation, RelationType, utcnow
-from memoryd.sharing import Sharing
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.sharing import Sharing
 
 if TYPE_CHECKING:
     from memoryd.service import MemoryService

@@ -133,12 +133,14 @@ def parse_messages(
             message = Message.model_validate(raw)
         else:
             message = raw
+        if not message.role.strip():
+            raise ValidationError(f"message {i} has an empty role (user, assistant or a name)")
         when = dates[i] if isinstance(dates, Sequence) else dates
         when = message.created_at or when
         content = redact(message.content)
         if content is None or not content.strip():
             continue
-        role = message.role.strip() or "user"
+        role = message.role.strip()
         turns.append(
             Turn(
                 role=role,

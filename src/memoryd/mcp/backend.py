@@ -22,8 +22,6 @@ from memoryd.imports.service import start_import_worker
 from memoryd.models import wire
 from memoryd.profile import build_profile
 from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.sharing import Sharing
-from memoryd.spaces import Spaces
 
 log = logging.getLogger(__name__)
 Json = dict[str, Any]
@@ -121,7 +119,7 @@ class EmbeddedBackend(Backend):
 
     def store(self, content: str, tags: list[str], source: str) -> Json:
         memory = self.service.add(content, tags=tags, source=source)
-        Sharing(self.service).apply_auto_share(memory)
+        self.service.sharing.apply_auto_share(memory)
         return memory.to_json()
 
     def search(self, query: str, limit: int, scope: str | None, tags: list[str] | None) -> Json:
@@ -164,23 +162,23 @@ class EmbeddedBackend(Backend):
         return self.service.stats()
 
     def space_create(self, name: str, space_type: str, members: list[Json] | None) -> Json:
-        return _space(Spaces(self.service).create(name, space_type, members))
+        return _space(self.service.spaces.create(name, space_type, members))
 
     def space_list(self) -> Json:
-        return {"spaces": [_space(s) for s in Spaces(self.service).list_spaces()]}
+        return {"spaces": [_space(s) for s in self.service.spaces.list_spaces()]}
 
     def space_add_member(self, space_id: str, user_id: str, role: str) -> Json:
-        return _space(Spaces(self.service).add_member(space_id, user_id, role))
+        return _space(self.service.spaces.add_member(space_id, user_id, role))
 
     def share(self, memory_id: str, target_space: str) -> Json:
-        copy, _ = Sharing(self.service).share(memory_id, target_space)
+        copy, _ = self.service.sharing.share(memory_id, target_space)
         return copy.to_json()
 
     def pull(self, memory_id: str, source_space: str, visibility: str | None) -> Json:
-        return Sharing(self.service).pull(memory_id, source_space, visibility).to_json()
+        return self.service.sharing.pull(memory_id, source_space, visibility).to_json()
 
     def reshare(self, memory_id: str, target_space: str | None) -> Json:
-        return Sharing(self.service).reshare(memory_id, target_space).to_json()
+        return self.service.sharing.reshare(memory_id, target_space).to_json()
 
     def close(self) -> None:
         if self._warming is not None:  # a session that ends at once: not mid-load

@@ -1,8 +1,9 @@
 """How tool results read to an agent: short lines with the ids it needs next, or JSON.
 
-A search or list result gives each memory's id, category, tags and age
-before its content, because the agent's next step (get, update, forget,
-share) needs the id and the age tells it how much to trust the fact.
+A search or list result gives each memory's id, category, tags, age and,
+for what another user shared, who shared it, before its content, because
+the agent's next step (get, update, forget, share) needs the id, and the age
+and the sharer tell it how much to trust the fact.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from memoryd.inject import relative_age
+from memoryd.inject import relative_age, shared_by
 from memoryd.models import parse_ts
 
 Json = dict[str, Any]
@@ -39,6 +40,9 @@ def _line(memory: Json) -> str:
     age = _age(memory.get("created_at"))
     if age:
         parts.append(age)
+    sharer = shared_by(memory)
+    if sharer:  # what another user put in a shared space is not the user's own
+        parts.append(f"shared by user {sharer}")
     return " | ".join(p for p in parts if p)
 
 

@@ -298,9 +298,10 @@ TOOLS: list[ToolSpec] = [
         name="space_add_member",
         title="Add Space Member",
         description=(
-            "Add a user (their tenant id) to a team or organization space as admin, member "
-            "(reads and shares) or reader (reads only). Use it when the user wants someone to "
-            "see a space's memories. Only an admin of the space may do this."
+            "Invite a user (their tenant id) into a team or organization space as admin, "
+            "member (reads and shares) or reader (reads only); they join when they accept. "
+            "Use it when the user wants someone to see a space's memories. Only an admin of "
+            "the space may do this."
         ),
         input_schema=_object(
             {

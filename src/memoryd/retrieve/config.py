@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from memoryd.models import Memory, MemoryType, SpaceType
+from memoryd.models import Memory, MemoryType, SpaceType, personal_space
 
 # stage 1: each leg fetches limit × FETCH_MULTIPLIER candidates
 FETCH_MULTIPLIER = 3
@@ -83,6 +83,10 @@ SPACE_WEIGHTS: dict[SpaceType, float] = {
     SpaceType.TEAM: 0.8,
     SpaceType.ORGANIZATION: 0.6,
 }
+# ... and a copy someone else shared, on top of its space's weight: what others put in a
+# shared space ranks below the searcher's own memories (each space's best hit scores its
+# weight, so another's best copy scores at most 0.4 in a team, 0.3 in an organization).
+SHARED_WEIGHT = 0.5
 
 DEFAULT_LIMIT = 20
 
@@ -111,6 +115,7 @@ class SearchConfig:
     mmr_jaccard: float = MMR_JACCARD
     mmr_penalty: float = MMR_PENALTY
     space_weights: dict[SpaceType, float] = field(default_factory=lambda: dict(SPACE_WEIGHTS))
+    shared_weight: float = SHARED_WEIGHT
 
 
 SEED_RECIPE = SearchConfig()
@@ -130,6 +135,13 @@ RECIPES = {"default": DEFAULT_RECIPE, "seed": SEED_RECIPE}
 def contentless(memory: Memory) -> bool:
     """A conversation turn stored as carrying nothing to remember (importance 0)."""
     return memory.memory_type is MemoryType.SESSION and memory.importance == 0.0
+
+
+def provenance_weight(memory: Memory, searcher: str, config: SearchConfig) -> float:
+    """``shared_weight`` for a copy another tenant shared into a space, else 1."""
+    p = memory.provenance
+    shared = p is not None and p.shared_by_user != searcher
+    return config.shared_weight if shared and memory.space_id != personal_space(searcher) else 1.0
 
 
 def type_boost(memory: Memory, config: SearchConfig) -> float:

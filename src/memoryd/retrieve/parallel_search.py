@@ -74,6 +74,9 @@ def parallel_search(
         log.warning("BM25 leg failed, answering from vectors: %s", exc)
         failures.append(str(exc))
     if len(failures) == 2:
+        damage = store.storage_damage()  # a damaged file says so (503), not "failed" (500)
+        if damage is not None:
+            raise damage
         raise StorageError(f"both search legs failed: {'; '.join(failures)}")
 
     candidates: dict[int, Candidate] = {}

@@ -29,7 +29,12 @@ from memoryd.models import (
 )
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate, by_score
-from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig, contentless
+from memoryd.retrieve.config import (
+    DEFAULT_RECIPE,
+    SearchConfig,
+    contentless,
+    provenance_weight,
+)
 from memoryd.retrieve.convex_fusion import convex_fuse
 from memoryd.retrieve.cross_encoder import CrossEncoder, cross_encoder_rerank
 from memoryd.retrieve.decay import decay_boost
@@ -195,8 +200,11 @@ class Retriever:
             found = self.search_space(tenant_id, space.space_id, request, query_vector, tracer)
             top = max((c.score for c in found), default=0.0)
             weight = request.config.space_weights.get(space.space_type, 1.0)
-            # per-space normalisation: each space's best hit scores its space weight
-            merged += [(c, (c.score / top) * weight if top > 0 else 0.0) for c in found]
+            # per-space normalisation: each space's best hit scores its space weight;
+            # what another tenant shared weighs less again (provenance_weight)
+            for c in found:
+                mine = provenance_weight(c.mem, tenant_id, request.config)
+                merged.append((c, (c.score / top) * weight * mine if top > 0 else 0.0))
         merged.sort(key=lambda pair: -pair[1])
         ranked = [(c.mem, score) for c, score in merged]
         if request.filter.as_of is None:

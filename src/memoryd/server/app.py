@@ -19,6 +19,7 @@ from memoryd import __version__
 from memoryd.config import Settings, load_settings
 from memoryd.imports.service import start_import_worker
 from memoryd.server import errors
+from memoryd.server.browser import BrowserGuard, BrowserPolicy
 from memoryd.server.errors import CompactJSON
 from memoryd.server.guard import Guard, GuardOptions
 from memoryd.server.options import (
@@ -30,7 +31,7 @@ from memoryd.server.options import (
 )
 from memoryd.server.routes import imports, memories, portability, spaces, stats, tenants
 from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.tenants import Tenants
+from memoryd.tenancy.tenants import Tenants
 
 
 def create_app(
@@ -42,6 +43,7 @@ def create_app(
     options.check()
     root = service or MemoryService(settings=settings or load_settings())
     settings = root.settings
+    policy = BrowserPolicy.for_server(options.host, settings.cors_origins, settings.allowed_hosts)
     _ = root.embedder  # load the model and check it against the store before serving
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
     start_import_worker(root)  # file imports, likewise
@@ -81,13 +83,19 @@ def create_app(
             open_tenants=open_tenants,
             admin_key=settings.admin_key,
             no_auth_tenant=LOCAL_TENANT if options.no_auth else None,
+            body_timeout_s=settings.body_timeout_s,
         ),
     )
-    # outermost, so a browser's preflight is answered before the guard asks for a key;
-    # keys travel in a header, never in cookies, so any origin may call (as with ourmem)
+    # around the guard, so an allowed origin's preflight is answered before a key is asked
+    # for; only the configured origins get CORS answers (none by default)
     app.add_middleware(
-        CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"]
+        CORSMiddleware,
+        allow_origins=sorted(policy.allowed_origins),
+        allow_methods=["*"],
+        allow_headers=["*"],
     )
+    # outermost: a request from a foreign web page, or for a foreign host name, goes no further
+    app.add_middleware(BrowserGuard, policy=policy)
     return app
 
 

@@ -2,7 +2,10 @@
 
 Pure ASGI, so it runs before FastAPI reads or validates the body: an
 unauthenticated caller learns nothing about the routes' schemas, and an
-oversized body is refused before it is read into memory.
+oversized body is refused before it is read into memory. Looking up a key
+reads the database, so it runs in a worker thread: nothing that may wait on
+SQLite runs on the event loop, where it would hold up every other request
+(``/health`` included). A body that stops arriving is timed out.
 """
 
 from __future__ import annotations
@@ -11,13 +14,15 @@ import hmac
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
 from memoryd.server.errors import error_response
-from memoryd.tenants import Tenants
+from memoryd.tenancy.tenants import Tenants
 
 PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
 TENANTS_PATH = "/v1/tenants"
@@ -37,10 +42,15 @@ class GuardOptions:
     max_upload_bytes: int = 0  # bodies of UPLOAD_PATHS; 0: max_body_bytes
     admin_key: str = ""
     no_auth_tenant: str | None = None  # every request acts as this tenant (loopback only)
+    body_timeout_s: float = 30.0  # the longest wait for the next part of a request body
 
 
 class _TooLarge(BaseException):
     """Raised from ``receive``; a BaseException so body parsing cannot turn it into a 400."""
+
+
+class _TooSlow(BaseException):
+    """Raised from ``receive`` when the body stops arriving; a BaseException for the same reason."""
 
 
 class Guard:
@@ -55,7 +65,8 @@ class Guard:
         headers = Headers(scope=scope)
         try:
             self._check_body_headers(scope, headers)
-            scope.setdefault("state", {})["tenant"] = self._identify(scope, headers)
+            tenant = await run_in_threadpool(self._identify, scope, headers)
+            scope.setdefault("state", {})["tenant"] = tenant
         except MemorydError as exc:
             await error_response(exc.http_status, exc.code, exc.message)(scope, receive, send)
             return
@@ -66,15 +77,23 @@ class Guard:
             return
         started = False
         seen = 0
+        body_done = False
         limit = self._limit(scope)
 
         async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, body_done
+            if body_done:  # after the body, receive waits for the client to go: no limit
+                return await receive()
+            try:
+                with anyio.fail_after(self.options.body_timeout_s):
+                    message = await receive()
+            except TimeoutError:
+                raise _TooSlow from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
                     raise _TooLarge
+                body_done = not message.get("more_body", False)
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -91,6 +110,14 @@ class Guard:
             await error_response(413, "payload_too_large", self._too_large(limit))(
                 scope, receive, send
             )
+        except _TooSlow:
+            if started:
+                raise
+            await error_response(
+                408,
+                "request_timeout",
+                f"the request body stopped arriving for {self.options.body_timeout_s:g} s",
+            )(scope, receive, send)
 
     def _limit(self, scope: Scope) -> int:
         upload = scope["method"] == "POST" and scope["path"] in UPLOAD_PATHS

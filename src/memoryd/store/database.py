@@ -3,22 +3,44 @@
 Writes are short ``BEGIN IMMEDIATE`` transactions, so an acknowledged write
 is in the WAL before the call returns and survives the process being killed.
 Each thread gets its own connection; several processes may share the file.
+
+Damage is never met with an empty store or a silent loss:
+
+* A home that held a database keeps a marker beside it (``memoryd.home``).
+  With the marker there, or a write-ahead log left behind, a missing or
+  empty ``memoryd.db`` is refused: opening it would start a new, empty store
+  in place of the lost one (and print a new first key).
+* SQLite saying the file is damaged (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``,
+  text that is not UTF-8), or the file being removed or replaced under a
+  running process, turns this store read-only: every later write is refused
+  with ``StorageDamagedError`` instead of going into a damaged or unlinked
+  file, reads go on where they can, and ``storage_problem`` says what is wrong.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
-from memoryd.errors import StorageError
+from memoryd.errors import StorageDamagedError, StorageError
+from memoryd.models import format_ts, utcnow
+from memoryd.store.damage import (
+    MARKER_SUFFIX,
+    MARKER_TEXT,
+    damage_detail,
+    file_identity,
+    is_damage,
+    refuse_lost_database,
+)
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -33,14 +55,22 @@ class Database:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        self.marker = self.path.with_suffix(MARKER_SUFFIX)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._conn_lock = threading.Lock()
+        self.damaged: str | None = None  # what is wrong, once damage was found: read-only
+        self._identity: tuple[int, int] | None = None
+        refuse_lost_database(self.path, self.marker)
         self._migrate()
+        self._identity = file_identity(self.path)
+        self._mark_home()
 
     # ------------------------------------------------------------------ plumbing
     def _connect(self) -> sqlite3.Connection:
+        if self._identity is not None:
+            self._check_file()  # connecting to a path whose file is gone would create one
         try:
             conn = sqlite3.connect(
                 self.path,
@@ -85,11 +115,13 @@ class Database:
 
     @contextmanager
     def _transaction(self, begin: str, purpose: str) -> Iterator[sqlite3.Connection]:
+        if purpose == "write":
+            self._check_writable()
         conn = self.conn
         try:
             conn.execute(begin)
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot {purpose} {self.path}: {exc}") from exc
+            raise self.storage_error(exc, f"cannot {purpose}") from exc
         try:
             yield conn
         except BaseException:
@@ -124,6 +156,105 @@ class Database:
                 "an export or move it aside"
             ) from exc
 
+    # ------------------------------------------------------------------ damage
+    def storage_error(self, exc: sqlite3.DatabaseError, doing: str = "") -> StorageError:
+        """The memoryd error for an SQLite error: damage makes the store read-only."""
+        if is_damage(exc):
+            return self._damage(damage_detail(exc))
+        return StorageError(
+            f"{self.path}: {doing + ': ' if doing else ''}{exc} (if the file is damaged, "
+            "restore it from a backup or an export, or move it aside)"
+        )
+
+    def _damage(self, detail: str) -> StorageDamagedError:
+        if self.damaged is None:
+            self.damaged = detail
+            log.error("%s: %s; memoryd writes nothing more to it", self.path, detail)
+        return StorageDamagedError(
+            f"the database is damaged ({self.damaged}); memoryd only reads from it now: stop "
+            "it, run `memoryd check`, and restore a backup with `memoryd restore BACKUP`"
+        )
+
+    def _check_file(self) -> None:
+        """The file this store opened is still the one at its path."""
+        try:
+            now = file_identity(self.path)
+        except FileNotFoundError:
+            raise self._damage(self._rescue(f"{self.path.name} was removed while in use")) from None
+        if self._identity is not None and now != self._identity:
+            raise self._damage(f"{self.path.name} was replaced while in use")
+
+    def _rescue(self, detail: str) -> str:
+        """Save what a removed file held, read through a connection still open on it.
+
+        The process still holds the removed file; once it exits, the data is
+        gone. SQLite's backup API copies it, write-ahead log included.
+        """
+        if self.damaged is not None:
+            return self.damaged
+        live: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if live is None:  # this thread has none open: another thread's (SQLite serialises)
+            with self._conn_lock:
+                live = next(iter(self._connections), None)
+        if live is None:
+            return detail
+        saved = self.path.with_name(f"{self.path.name}.rescued-{utcnow():%Y%m%d-%H%M%S}")
+        try:
+            with closing(sqlite3.connect(saved)) as copy:
+                live.backup(copy)
+        except (sqlite3.Error, OSError) as exc:
+            log.error("could not save what the removed %s held: %s", self.path, exc)
+            return detail
+        return f"{detail}; what it held is saved as {saved.name}: `memoryd restore` it"
+
+    def _check_writable(self) -> None:
+        if self.damaged is not None:
+            raise self._damage(self.damaged)
+        self._check_file()
+
+    def storage_damage(self) -> StorageDamagedError | None:
+        """What is wrong with the file, as far as a cheap look tells; None when nothing is."""
+        if self.damaged is None:
+            try:
+                self._check_file()
+                self.conn.execute("SELECT key, value FROM meta").fetchall()
+            except StorageDamagedError:
+                pass
+            except sqlite3.DatabaseError as exc:
+                self.storage_error(exc)
+        return None if self.damaged is None else self._damage(self.damaged)
+
+    def integrity(self, full: bool = False) -> list[str]:
+        """SQLite's own check: ``quick_check`` (fast: pages and records), or the full
+        ``integrity_check`` (indexes against tables too) with both full-text indexes.
+        An empty list means the file is sound."""
+        pragma = "integrity_check" if full else "quick_check"
+        try:
+            rows = [str(r[0]) for r in self.conn.execute(f"PRAGMA {pragma}").fetchall()]
+            problems = [] if rows == ["ok"] else rows
+            if full and not problems:
+                for table in FTS_TABLES:
+                    self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+                problems = [
+                    f"foreign key: {row}"
+                    for row in self.conn.execute("PRAGMA foreign_key_check").fetchall()
+                ]
+        except sqlite3.DatabaseError as exc:
+            problems = [str(exc)]
+        if problems:
+            self._damage(problems[0].splitlines()[-1])
+        return problems
+
+    def _mark_home(self) -> None:
+        if self.marker.exists():
+            return
+        try:
+            self.marker.write_text(
+                MARKER_TEXT.format(db=self.path.name, at=format_ts(utcnow())), encoding="utf-8"
+            )
+        except OSError as exc:  # a read-only home still serves; it only lacks the guard
+            log.warning("cannot write %s: %s", self.marker, exc)
+
     @staticmethod
     def _bump_seq(conn: sqlite3.Connection) -> int:
         row = conn.execute(
@@ -142,6 +273,9 @@ class Database:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+
+FTS_TABLES = ("memories_fts", "memories_tri")
 
 
 def migration_scripts() -> list[Traversable]:
@@ -165,19 +299,31 @@ def _end(conn: sqlite3.Connection, statement: str) -> None:
 
 
 def _storage_errors(method: Callable[P, R]) -> Callable[P, R]:
-    """SQLite's own errors leave the store as StorageError, naming the file."""
+    """SQLite's own errors leave the store as StorageError, naming the file (a generator's
+    too, raised while it is iterated)."""
+
+    def translated(store: object, exc: sqlite3.DatabaseError) -> StorageError:
+        if isinstance(store, Database):
+            return store.storage_error(exc)
+        return StorageError(f"{exc} (if the file is damaged, restore it)")
+
+    if inspect.isgeneratorfunction(method):
+
+        @functools.wraps(method)
+        def generator(*args: P.args, **kwargs: P.kwargs) -> Any:
+            try:
+                yield from method(*args, **kwargs)
+            except sqlite3.DatabaseError as exc:
+                raise translated(args[0], exc) from exc
+
+        return generator
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return method(*args, **kwargs)
         except sqlite3.DatabaseError as exc:
-            store = args[0]
-            path = getattr(store, "path", "the database")
-            raise StorageError(
-                f"{path}: {exc} (if the file is damaged, restore it from an export "
-                "or move it aside)"
-            ) from exc
+            raise translated(args[0], exc) from exc
 
     return wrapper
 

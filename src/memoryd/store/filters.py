@@ -11,8 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memoryd.errors import ValidationError
 from memoryd.models import Category, MemoryType, State, Tier
 from memoryd.store.rows import to_us
+
+# Each tag is one condition of the query; SQLite refuses an expression tree
+# past 1,000 terms, and no real filter needs more than a few tags.
+MAX_FILTER_TAGS = 50
 
 
 @dataclass
@@ -39,6 +44,12 @@ class MemoryFilter:
     live_at: datetime | None = None
     as_of: datetime | None = None
     exclude_types: Sequence[MemoryType] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.tags is not None and len(self.tags) > MAX_FILTER_TAGS:
+            raise ValidationError(
+                f"a filter may name at most {MAX_FILTER_TAGS} tags, got {len(self.tags)}"
+            )
 
     def is_narrowing(self) -> bool:
         """True when the filter needs SQL beyond the live-ness the vector index knows."""
@@ -76,14 +87,16 @@ def where_clause(
     """``WHERE`` text (without the keyword) over alias ``m``, and its parameters.
 
     Access is membership: a tenant sees the rows of ``space_ids`` only where it
-    is a member of the space (its personal space included), whoever wrote them.
-    The check is in the SQL itself, so a door that passes a wrong space id gets
-    nothing back rather than someone else's memories.
+    is an active member of the space (its personal space included), whoever
+    wrote them; an invitation it has not accepted gives it nothing. The check is
+    in the SQL itself, so a door that passes a wrong space id gets nothing back
+    rather than someone else's memories.
     """
     sql, p = _in("m.space_id", space_ids)
     parts: list[str] = [
         sql,
-        "m.space_id IN (SELECT sm.space_id FROM space_members sm WHERE sm.user_id = ?)",
+        "m.space_id IN (SELECT sm.space_id FROM space_members sm "
+        "WHERE sm.user_id = ? AND sm.status = 'active')",
     ]
     params: list[Any] = [*p, tenant_id]
     if f.state:

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.errors import StorageError
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import build_query
 from memoryd.store.rows import blob_to_vector, to_us
@@ -133,7 +132,7 @@ class SearchLegs(SpaceStore):
             try:
                 rows = self._fts_top(table, match, where, params, k)
             except sqlite3.OperationalError as exc:
-                raise StorageError(f"full-text search failed: {exc}") from exc
+                raise self.storage_error(exc, "full-text search failed") from exc
             for rowid, score in rows:
                 scored[rowid] = max(scored.get(rowid, 0.0), float(score))
         for sub in query.substrings:

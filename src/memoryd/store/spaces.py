@@ -11,6 +11,7 @@ from memoryd.errors import NotFoundError, ValidationError
 from memoryd.models import (
     AutoShareRule,
     Member,
+    MemberStatus,
     Role,
     Space,
     SpaceType,
@@ -31,12 +32,23 @@ class SpaceStore(Database):
             f"INSERT INTO spaces({SPACE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
             (space.id, space.space_type.value, space.name, space.owner_id, now, now),
         )
-        members = {space.owner_id: Role.ADMIN}
+        members = {space.owner_id: (Role.ADMIN, MemberStatus.ACTIVE)}
         for m in space.members:
-            members.setdefault(m.user_id, m.role)
+            members.setdefault(m.user_id, (m.role, m.status))
         conn.executemany(
-            "INSERT INTO space_members(space_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)",
-            [(space.id, user, role.value, now) for user, role in members.items()],
+            "INSERT INTO space_members(space_id, user_id, role, joined_at, status, invited_by) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    space.id,
+                    user,
+                    role.value,
+                    now,
+                    status.value,
+                    None if status is MemberStatus.ACTIVE else space.owner_id,
+                )
+                for user, (role, status) in members.items()
+            ],
         )
 
     def create_space(self, space: Space) -> Space:
@@ -58,9 +70,9 @@ class SpaceStore(Database):
 
     def _space(self, row: Sequence[Any]) -> Space:
         members = [
-            Member(user_id=u, role=Role(r), joined_at=from_us(j))
-            for u, r, j in self.conn.execute(
-                "SELECT user_id, role, joined_at FROM space_members WHERE space_id = ? "
+            Member(user_id=u, role=Role(r), joined_at=from_us(j), status=MemberStatus(st))
+            for u, r, j, st in self.conn.execute(
+                "SELECT user_id, role, joined_at, status FROM space_members WHERE space_id = ? "
                 "ORDER BY joined_at, user_id",
                 (row[0],),
             )
@@ -76,13 +88,14 @@ class SpaceStore(Database):
             updated_at=from_us(row[5]),
         )
 
-    def spaces_of(self, user_id: str) -> list[Space]:
-        """Every space the user belongs to, the personal one first."""
+    def spaces_of(self, user_id: str, status: MemberStatus = MemberStatus.ACTIVE) -> list[Space]:
+        """Every space the user belongs to (or, ``invited``, is invited to), personal first."""
         rows = self.conn.execute(
             f"SELECT {', '.join('s.' + c.strip() for c in SPACE_COLUMNS.split(','))} "
-            "FROM spaces s JOIN space_members sm ON sm.space_id = s.id WHERE sm.user_id = ? "
+            "FROM spaces s JOIN space_members sm ON sm.space_id = s.id "
+            "WHERE sm.user_id = ? AND sm.status = ? "
             "ORDER BY s.space_type != 'personal', s.created_at, s.id",
-            (user_id,),
+            (user_id, status.value),
         ).fetchall()
         return [self._space(r) for r in rows]
 
@@ -90,19 +103,37 @@ class SpaceStore(Database):
         """(id, type) of every space the user belongs to, the personal one first: for search."""
         rows = self.conn.execute(
             "SELECT s.id, s.space_type FROM spaces s JOIN space_members sm ON sm.space_id = s.id "
-            "WHERE sm.user_id = ? ORDER BY s.space_type != 'personal', s.created_at, s.id",
+            "WHERE sm.user_id = ? AND sm.status = 'active' "
+            "ORDER BY s.space_type != 'personal', s.created_at, s.id",
             (user_id,),
         ).fetchall()
         return [(r[0], SpaceType(r[1])) for r in rows]
 
     def is_member(self, user_id: str, space_id: str) -> bool:
+        """An active member: an invitation not yet accepted is not membership."""
         return (
             self.conn.execute(
-                "SELECT 1 FROM space_members WHERE space_id = ? AND user_id = ?",
+                "SELECT 1 FROM space_members WHERE space_id = ? AND user_id = ? "
+                "AND status = 'active'",
                 (space_id, user_id),
             ).fetchone()
             is not None
         )
+
+    def invited_by(self, space_id: str, user_id: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT invited_by FROM space_members WHERE space_id = ? AND user_id = ?",
+            (space_id, user_id),
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def live_memory_count(self, space_id: str) -> int:
+        """Memories a space holds, for an invitation (the invitee cannot list them yet)."""
+        row = self.conn.execute(
+            "SELECT COUNT(*) FROM memories WHERE space_id = ? AND state != 'deleted'",
+            (space_id,),
+        ).fetchone()
+        return int(row[0])
 
     def rename_space(self, space_id: str, name: str) -> Space:
         with self.write() as conn:
@@ -117,18 +148,23 @@ class SpaceStore(Database):
         with self.write() as conn:
             conn.execute("DELETE FROM spaces WHERE id = ?", (space_id,))
 
-    def set_member(self, space_id: str, user_id: str, role: Role, *, new: bool) -> Space:
+    def set_member(
+        self, space_id: str, user_id: str, role: Role, *, new: bool, invited_by: str = ""
+    ) -> Space:
+        """Change a member's role, or (``new``) invite the user in with that role."""
         now = to_us(utcnow())
         with self.write() as conn:
             if new:
                 try:
                     conn.execute(
-                        "INSERT INTO space_members(space_id, user_id, role, joined_at) "
-                        "VALUES (?, ?, ?, ?)",
-                        (space_id, user_id, role.value, now),
+                        "INSERT INTO space_members(space_id, user_id, role, joined_at, status, "
+                        "invited_by) VALUES (?, ?, ?, ?, 'invited', ?)",
+                        (space_id, user_id, role.value, now, invited_by),
                     )
                 except sqlite3.IntegrityError:
-                    raise ValidationError(f"{user_id} is already a member of {space_id}") from None
+                    raise ValidationError(
+                        f"{user_id} is already a member of {space_id}, or invited to it"
+                    ) from None
             elif (
                 conn.execute(
                     "UPDATE space_members SET role = ? WHERE space_id = ? AND user_id = ?",
@@ -137,6 +173,22 @@ class SpaceStore(Database):
                 == 0
             ):
                 raise NotFoundError(f"member {user_id} of space {space_id}")
+            conn.execute("UPDATE spaces SET updated_at = ? WHERE id = ?", (now, space_id))
+        return self.require_space(space_id)
+
+    def accept_invitation(self, space_id: str, user_id: str) -> Space:
+        """The invited user joins: from now on the space is one of theirs."""
+        now = to_us(utcnow())
+        with self.write() as conn:
+            if (
+                conn.execute(
+                    "UPDATE space_members SET status = 'active', joined_at = ? "
+                    "WHERE space_id = ? AND user_id = ? AND status = 'invited'",
+                    (now, space_id, user_id),
+                ).rowcount
+                == 0
+            ):
+                raise NotFoundError(f"invitation to space {space_id}")
             conn.execute("UPDATE spaces SET updated_at = ? WHERE id = ?", (now, space_id))
         return self.require_space(space_id)
 
@@ -153,14 +205,15 @@ class SpaceStore(Database):
             )
         return self.require_space(space_id)
 
-    def find_team_space(self, name: str, users: Sequence[str]) -> Space | None:
-        """A team space of this name whose members are exactly ``users``."""
+    def find_pair_space(self, owner_id: str, name: str, other: str) -> Space | None:
+        """The owner's team space of this name that nobody but ``other`` shares with them."""
         for (space_id,) in self.conn.execute(
-            "SELECT id FROM spaces WHERE name = ? AND space_type = 'team' ORDER BY created_at",
-            (name,),
+            "SELECT id FROM spaces WHERE owner_id = ? AND name = ? AND space_type = 'team' "
+            "ORDER BY created_at",
+            (owner_id, name),
         ):
             space = self.require_space(space_id)
-            if sorted(m.user_id for m in space.members) == sorted(users):
+            if {m.user_id for m in space.members} <= {owner_id, other}:
                 return space
         return None
 
@@ -241,6 +294,13 @@ class SpaceStore(Database):
                 event.get("content_preview", "")[:100],
                 to_us(utcnow()),
             ),
+        )
+
+    def withdraw_previews(self, conn: sqlite3.Connection, memory_id: str, space_id: str) -> None:
+        """A withdrawn share's text leaves the record: later members must not read it there."""
+        conn.execute(
+            "UPDATE sharing_events SET content_preview = '' WHERE memory_id = ? AND to_space = ?",
+            (memory_id, space_id),
         )
 
     def sharing_events(self, user_id: str, spaces: Sequence[str], since_us: int) -> list[Any]:

@@ -7,14 +7,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 
-from memoryd.errors import ValidationError
+from memoryd.errors import PayloadTooLargeError, ValidationError
 from memoryd.ingest.direct import parse_enum
 from memoryd.models import Category, MemoryType, State, wire
 from memoryd.profile import build_profile
 from memoryd.server.deps import AgentHeader, Caller, memory_json, ok
 from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import BatchDelete, MemoryCreate, MemoryUpdate, dump
-from memoryd.sharing import Sharing
 from memoryd.store import MemoryFilter
 
 router = APIRouter(tags=["memories"])
@@ -32,11 +31,17 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
     if body.messages is not None:
         if not body.messages:
             raise ValidationError("messages array is empty")
+        most = svc.settings.max_ingest_messages
+        if len(body.messages) > most:
+            raise PayloadTooLargeError(
+                f"{len(body.messages)} messages in one request; send at most {most} per "
+                "request (several requests with the same session_id make one conversation)"
+            )
         result = svc.ingest(
             [m.model_dump(exclude_none=True) for m in body.messages],
             session_id=body.session_id,
             agent_id=agent,
-            mode=body.mode if body.mode == "raw" else "smart",
+            mode=body.mode,
             tags=body.tags,
             source=body.source,
         )
@@ -57,7 +62,7 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
         exclude={"messages", "mode", "agent_id", "session_id", "entity_context", "content"},
     )
     memory = svc.add(body.content, agent_id=agent, session_id=body.session_id, **fields)
-    Sharing(svc).apply_auto_share(memory)
+    svc.sharing.apply_auto_share(memory)
     return ok(memory_json(memory), 201)
 
 
@@ -130,7 +135,7 @@ def search_memories(
         session_id=session_id,
         as_of=as_of,
     )
-    sharing = Sharing(svc) if check_stale else None
+    sharing = svc.sharing if check_stale else None
     results = []
     for r in response.results:
         item: dict[str, Any] = {"memory": memory_json(r.memory), "score": r.score}
@@ -183,7 +188,7 @@ def get_memory(svc: Caller, memory_id: str, check_stale: bool = False) -> Compac
     memory = svc.get(memory_id)
     out = memory_json(memory)
     if check_stale and memory.provenance is not None:
-        out["stale_info"] = Sharing(svc).stale_info(memory)
+        out["stale_info"] = svc.sharing.stale_info(memory)
     return ok(out)
 
 

@@ -1,4 +1,4 @@
-"""Spaces, members, auto-share rules (§4.16) and sharing (§4.17).
+"""Spaces, members, auto-share rules (§4.16), invitations, and sharing (§4.17).
 
 Space ids contain a slash (``team/<uuid>``); clients send them
 percent-encoded, which the server decodes before routing, so the space id
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from memoryd.models import wire
+from memoryd.models import normalise_space_id, wire
 from memoryd.server.deps import Caller, memory_json, ok, space_json
 from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import (
@@ -29,8 +29,6 @@ from memoryd.server.schemas import (
     SpaceUpdate,
     dump,
 )
-from memoryd.sharing import Sharing
-from memoryd.spaces import Spaces
 
 router = APIRouter(tags=["spaces"])
 sharing_router = APIRouter(tags=["sharing"])
@@ -40,117 +38,143 @@ sharing_router = APIRouter(tags=["sharing"])
 @router.get("/v1/spaces")
 def list_spaces(svc: Caller) -> CompactJSON:
     """``{"spaces": [...]}``: the shape every ourmem client reads (reference §6.1)."""
-    return ok({"spaces": [space_json(s) for s in Spaces(svc).list_spaces()]})
+    return ok({"spaces": [space_json(s) for s in svc.spaces.list_spaces()]})
 
 
 @router.post("/v1/spaces", status_code=201)
 def create_space(body: SpaceCreate, svc: Caller) -> CompactJSON:
     members = [m.model_dump() for m in body.members or []]
-    return ok(space_json(Spaces(svc).create(body.name, body.space_type, members)), 201)
+    return ok(space_json(svc.spaces.create(body.name, body.space_type, members)), 201)
 
 
 @router.post("/v1/spaces/{space_id:path}/members")
 def add_member(space_id: str, body: MemberIn, svc: Caller) -> CompactJSON:
-    return ok(space_json(Spaces(svc).add_member(space_id, body.user_id, body.role)))
+    return ok(space_json(svc.spaces.add_member(space_id, body.user_id, body.role)))
 
 
 @router.get("/v1/spaces/{space_id:path}/auto-share-rules")
 def list_rules(space_id: str, svc: Caller) -> CompactJSON:
-    return ok([wire(r) for r in Spaces(svc).rules(space_id)])
+    return ok([wire(r) for r in svc.spaces.rules(space_id)])
 
 
 @router.post("/v1/spaces/{space_id:path}/auto-share-rules", status_code=201)
 def add_rule(space_id: str, body: RuleCreate, svc: Caller) -> CompactJSON:
-    return ok(wire(Spaces(svc).add_rule(space_id, **(dump(body) or {}))), 201)
+    return ok(wire(svc.spaces.add_rule(space_id, **(dump(body) or {}))), 201)
 
 
 @router.delete("/v1/spaces/{space_id:path}/auto-share-rules/{rule_id}")
 def delete_rule(space_id: str, rule_id: str, svc: Caller) -> CompactJSON:
-    Spaces(svc).delete_rule(space_id, rule_id)
+    svc.spaces.delete_rule(space_id, rule_id)
     return ok({"status": "deleted"})
 
 
 @router.put("/v1/spaces/{space_id:path}/members/{user_id}")
 def set_role(space_id: str, user_id: str, body: RoleUpdate, svc: Caller) -> CompactJSON:
-    return ok(space_json(Spaces(svc).set_role(space_id, user_id, body.role)))
+    return ok(space_json(svc.spaces.set_role(space_id, user_id, body.role)))
 
 
 @router.delete("/v1/spaces/{space_id:path}/members/{user_id}")
 def remove_member(space_id: str, user_id: str, svc: Caller) -> CompactJSON:
-    return ok(space_json(Spaces(svc).remove_member(space_id, user_id)))
+    return ok(space_json(svc.spaces.remove_member(space_id, user_id)))
+
+
+@router.post("/v1/spaces/{space_id:path}/leave")
+def leave_space(space_id: str, svc: Caller) -> CompactJSON:
+    """Any member but the owner may leave; the space's memories leave their recall at once."""
+    svc.spaces.leave(space_id)
+    return ok({"status": "left", "space_id": normalise_space_id(space_id)})
 
 
 @router.get("/v1/spaces/{space_id:path}")
 def get_space(space_id: str, svc: Caller) -> CompactJSON:
-    return ok(space_json(Spaces(svc).visible(space_id)))
+    return ok(space_json(svc.spaces.visible(space_id)))
 
 
 @router.put("/v1/spaces/{space_id:path}")
 def rename_space(space_id: str, body: SpaceUpdate, svc: Caller) -> CompactJSON:
-    return ok(space_json(Spaces(svc).rename(space_id, body.name)))
+    return ok(space_json(svc.spaces.rename(space_id, body.name)))
 
 
 @router.delete("/v1/spaces/{space_id:path}")
 def delete_space(space_id: str, svc: Caller) -> CompactJSON:
-    Spaces(svc).delete(space_id)
+    svc.spaces.delete(space_id)
     return ok({"status": "deleted"})
+
+
+# ---------------------------------------------------------------------- invitations
+@router.get("/v1/invitations")
+def list_invitations(svc: Caller) -> CompactJSON:
+    """The spaces the caller was added to and has not answered: none of them is searched."""
+    return ok({"invitations": wire(svc.spaces.invitations())})
+
+
+@router.post("/v1/invitations/{space_id:path}/accept")
+def accept_invitation(space_id: str, svc: Caller) -> CompactJSON:
+    """Join: the space's memories reach the caller's search and context from now on."""
+    return ok(space_json(svc.spaces.accept(space_id)))
+
+
+@router.post("/v1/invitations/{space_id:path}/decline")
+def decline_invitation(space_id: str, svc: Caller) -> CompactJSON:
+    svc.spaces.decline(space_id)
+    return ok({"status": "declined", "space_id": normalise_space_id(space_id)})
 
 
 # ---------------------------------------------------------------------- sharing
 @sharing_router.post("/v1/memories/batch-share")
 def batch_share(body: BatchShare, svc: Caller) -> CompactJSON:
-    result = Sharing(svc).batch_share(body.memory_ids, body.target_space)
+    result = svc.sharing.batch_share(body.memory_ids, body.target_space)
     return ok({**result, "succeeded": [memory_json(m) for m in result["succeeded"]]})
 
 
 @sharing_router.post("/v1/memories/share-all")
 def share_all(body: ShareAll, svc: Caller) -> CompactJSON:
-    return ok(Sharing(svc).share_all(body.target_space, dump(body.filters)))
+    return ok(svc.sharing.share_all(body.target_space, dump(body.filters)))
 
 
 @sharing_router.post("/v1/memories/share-all-to-user")
 def share_all_to_user(body: ShareAllToUser, svc: Caller) -> CompactJSON:
-    return ok(Sharing(svc).share_all_to_user(body.target_user, dump(body.filters)))
+    return ok(svc.sharing.share_all_to_user(body.target_user, dump(body.filters)))
 
 
 @sharing_router.post("/v1/memories/{memory_id}/share", status_code=201)
 def share(memory_id: str, body: ShareBody, svc: Caller) -> CompactJSON:
     """201 with the new copy; 200 with the existing copy when already shared there."""
-    copy, created = Sharing(svc).share(memory_id, body.target_space)
+    copy, created = svc.sharing.share(memory_id, body.target_space)
     return ok(memory_json(copy), 201 if created else 200)
 
 
 @sharing_router.post("/v1/memories/{memory_id}/pull", status_code=201)
 def pull(memory_id: str, body: PullBody, svc: Caller) -> CompactJSON:
-    copy = Sharing(svc).pull(memory_id, body.source_space, body.visibility)
+    copy = svc.sharing.pull(memory_id, body.source_space, body.visibility)
     return ok(memory_json(copy), 201)
 
 
 @sharing_router.post("/v1/memories/{memory_id}/unshare")
 def unshare(memory_id: str, body: ShareBody, svc: Caller) -> CompactJSON:
-    Sharing(svc).unshare(memory_id, body.target_space)
+    svc.sharing.unshare(memory_id, body.target_space)
     return ok({"status": "unshared"})
 
 
 @sharing_router.post("/v1/memories/{memory_id}/reshare")
 def reshare(memory_id: str, svc: Caller, body: ReshareBody | None = None) -> CompactJSON:
     target = body.target_space if body is not None else None
-    return ok(memory_json(Sharing(svc).reshare(memory_id, target)))
+    return ok(memory_json(svc.sharing.reshare(memory_id, target)))
 
 
 @sharing_router.post("/v1/memories/{memory_id}/share-to-user", status_code=201)
 def share_to_user(memory_id: str, body: ShareToUser, svc: Caller) -> CompactJSON:
-    result, created = Sharing(svc).share_to_user(memory_id, body.target_user)
+    result, created = svc.sharing.share_to_user(memory_id, body.target_user)
     return ok(result, 201 if created else 200)
 
 
 @sharing_router.post("/v1/org/setup", status_code=201)
 def org_setup(body: OrgSetup, svc: Caller) -> CompactJSON:
     members = [m.model_dump() for m in body.members]
-    return ok(Sharing(svc).org_setup(body.name, members), 201)
+    return ok(svc.sharing.org_setup(body.name, members), 201)
 
 
 @sharing_router.post("/v1/org/{org_id:path}/publish")
 def org_publish(org_id: str, svc: Caller, body: OrgPublish | None = None) -> CompactJSON:
     given = body or OrgPublish()
-    return ok(Sharing(svc).org_publish(org_id, given.memory_ids, dump(given.auto_share_rule)))
+    return ok(svc.sharing.org_publish(org_id, given.memory_ids, dump(given.auto_share_rule)))

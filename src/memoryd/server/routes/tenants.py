@@ -10,7 +10,7 @@ from memoryd.models import ApiKey, wire
 from memoryd.server.deps import Caller, ok
 from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import KeyCreate, TenantCreate
-from memoryd.tenants import Tenants
+from memoryd.tenancy.tenants import Tenants
 
 router = APIRouter(tags=["tenants"])
 
@@ -26,8 +26,19 @@ def _key_json(key: ApiKey) -> dict[str, Any]:
 
 
 @router.get("/health")
-def health() -> CompactJSON:
-    return ok({"status": "ok"})
+def health(request: Request) -> CompactJSON:
+    """``ok`` with sound storage; 503 once the database showed damage (and is read-only)."""
+    error = request.app.state.service.store.storage_damage()
+    if error is None:
+        return ok({"status": "ok", "storage": "ok"})
+    return ok(
+        {
+            "status": "degraded",
+            "storage": "damaged",
+            "error": {"code": error.code, "message": error.message},
+        },
+        503,
+    )
 
 
 @router.post("/v1/tenants")

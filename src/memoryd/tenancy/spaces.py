@@ -4,6 +4,13 @@ Who may do what (seed 000 and reference §4.16): any member reads a space;
 admins (the owner is always one) rename or delete it and manage members and
 rules. A space the caller does not belong to answers 404, as if it did not
 exist; a member without the role answers 403.
+
+Nobody is put into a space without consent. Whoever an admin adds (members
+at creation, share-to-user, org setup) is invited: the space's memories
+reach their recall only once they accept. They may decline, and any member
+but the owner may leave at any time. A space's memories are what an agent
+reads as background before it acts, so who may write into someone's recall
+is theirs to decide.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.models import (
     AutoShareRule,
     Member,
+    MemberStatus,
     Role,
     Space,
     SpaceType,
@@ -22,9 +30,9 @@ from memoryd.models import (
     normalise_space_id,
     utcnow,
 )
-from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
-from memoryd.tenants import check_name
+from memoryd.tenancy.scope import TenantScope
+from memoryd.tenancy.tenants import check_name
 
 MAX_SPACES_PER_USER = 20
 MAX_MEMBERS_PER_TEAM = 50
@@ -51,12 +59,7 @@ def parse_space_type(value: Any) -> SpaceType:
         ) from None
 
 
-class Spaces:
-    def __init__(self, service: MemoryService) -> None:
-        self.service = service
-        self.store = service.store
-        self.me = service.tenant_id
-
+class Spaces(TenantScope):
     # ------------------------------------------------------------------ access
     def visible(self, space_id: str) -> Space:
         """The space if the caller belongs to it; otherwise it does not exist for them."""
@@ -87,12 +90,14 @@ class Spaces:
         kind = parse_space_type(space_type)
         if kind is SpaceType.PERSONAL:
             raise ValidationError("every tenant has exactly one personal space; create a team")
-        if len(self.store.space_refs(self.me)) >= MAX_SPACES_PER_USER:
-            raise ValidationError(f"a tenant may belong to at most {MAX_SPACES_PER_USER} spaces")
+        self._room_for_one_more()
         now = utcnow()
         entries = [
             Member(
-                user_id=self._user(m.get("user_id")), role=parse_role(m.get("role")), joined_at=now
+                user_id=self._user(m.get("user_id")),
+                role=parse_role(m.get("role")),
+                joined_at=now,
+                status=MemberStatus.INVITED,
             )
             for m in members or []
         ]
@@ -113,6 +118,13 @@ class Spaces:
 
     def list_spaces(self) -> list[Space]:
         return self.store.spaces_of(self.me)
+
+    def _room_for_one_more(self) -> None:
+        if len(self.store.space_refs(self.me)) >= MAX_SPACES_PER_USER:
+            raise ValidationError(
+                f"a tenant may belong to at most {MAX_SPACES_PER_USER} spaces (its personal "
+                "one included); leave or delete one first"
+            )
 
     def rename(self, space_id: str, name: Any) -> Space:
         space = self.administered(space_id)
@@ -141,14 +153,15 @@ class Spaces:
         return user_id.strip()
 
     def add_member(self, space_id: str, user_id: Any, role: Any) -> Space:
+        """Invite a user in with ``role``; they become a member when they accept."""
         space = self.administered(space_id)
         if space.space_type is SpaceType.PERSONAL:
             raise ValidationError("a personal space has no other members; share to a team")
         parsed = parse_role(role)
         user = self._user(user_id)
-        if len(space.members) >= MAX_MEMBERS_PER_TEAM:
+        if len(space.members) >= MAX_MEMBERS_PER_TEAM:  # invitations count: they may accept
             raise ValidationError(f"a space may have at most {MAX_MEMBERS_PER_TEAM} members")
-        return self.store.set_member(space.id, user, parsed, new=True)
+        return self.store.set_member(space.id, user, parsed, new=True, invited_by=self.me)
 
     def set_role(self, space_id: str, user_id: str, role: Any) -> Space:
         space = self.administered(space_id)
@@ -158,10 +171,58 @@ class Spaces:
         return self.store.set_member(space.id, user_id, parsed, new=False)
 
     def remove_member(self, space_id: str, user_id: str) -> Space:
+        """Remove a member, or withdraw an invitation."""
         space = self.administered(space_id)
         if user_id == space.owner_id:
             raise ValidationError("the owner cannot be removed from a space")
         return self.store.remove_member(space.id, user_id)
+
+    # ------------------------------------------------------------------ consent
+    def invitations(self) -> list[dict[str, Any]]:
+        """The spaces the caller is invited to and has not answered, oldest first."""
+        out = []
+        for space in self.store.spaces_of(self.me, MemberStatus.INVITED):
+            member = space.member(self.me)
+            assert member is not None
+            out.append(
+                {
+                    "space_id": space.id,
+                    "space_type": space.space_type.value,
+                    "name": space.name,
+                    "owner_id": space.owner_id,
+                    "invited_by": self.store.invited_by(space.id, self.me) or space.owner_id,
+                    "role": member.role.value,
+                    "invited_at": member.joined_at,
+                    "memory_count": self.store.live_memory_count(space.id),
+                }
+            )
+        return sorted(out, key=lambda i: i["invited_at"])
+
+    def _invitation(self, space_id: str) -> Space:
+        space = self.store.get_space(normalise_space_id(space_id))
+        member = None if space is None else space.member(self.me)
+        if space is None or member is None or member.status is not MemberStatus.INVITED:
+            raise NotFoundError(f"invitation to space {space_id}")
+        return space
+
+    def accept(self, space_id: str) -> Space:
+        """Join a space one was invited to; its memories reach one's recall from now on."""
+        space = self._invitation(space_id)
+        self._room_for_one_more()
+        return self.store.accept_invitation(space.id, self.me)
+
+    def decline(self, space_id: str) -> None:
+        """Say no to an invitation: the space never reaches one's recall."""
+        self.store.remove_member(self._invitation(space_id).id, self.me)
+
+    def leave(self, space_id: str) -> None:
+        """Stop being a member: the space's memories leave one's recall at once."""
+        space = self.visible(space_id)
+        if space.space_type is SpaceType.PERSONAL:
+            raise ValidationError("a tenant cannot leave its personal space")
+        if space.owner_id == self.me:
+            raise ValidationError(f"the owner cannot leave {space.id}; delete the space instead")
+        self.store.remove_member(space.id, self.me)
 
     # ------------------------------------------------------------------ auto-share rules
     def rules(self, space_id: str) -> list[AutoShareRule]:

@@ -8,6 +8,7 @@ share, pull, unshare and reshare is recorded as a sharing event.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from memoryd.errors import MemorydError, NotFoundError, ValidationError
@@ -21,21 +22,19 @@ from memoryd.models import (
     normalise_space_id,
     utcnow,
 )
-from memoryd.service import MemoryService
-from memoryd.spaces import Spaces
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.scope import TenantScope
+from memoryd.tenancy.spaces import Spaces
 
 MAX_BATCH_SHARE = 500
 MAX_SHARE_ALL = 5000
 VISIBILITIES = ("global", "private")
 
 
-class Sharing:
-    def __init__(self, service: MemoryService) -> None:
-        self.service = service
-        self.store = service.store
-        self.me = service.tenant_id
-        self.spaces = Spaces(service)
+class Sharing(TenantScope):
+    @cached_property
+    def spaces(self) -> Spaces:
+        return Spaces(self.engine, self.me)
 
     # ------------------------------------------------------------------ lookups
     def _in_space(self, memory_id: str, space_id: str) -> Memory:
@@ -59,7 +58,7 @@ class Sharing:
         if memory.provenance is None:
             return None
         p = memory.provenance
-        source = self.store.get(self.me, self.service.readable_spaces(), p.shared_from_memory)
+        source = self.store.get(self.me, self.readable_spaces(), p.shared_from_memory)
         if source is None:
             return {
                 "is_stale": None,
@@ -123,7 +122,7 @@ class Sharing:
     # ------------------------------------------------------------------ one memory
     def share(self, memory_id: str, target_space: Any) -> tuple[Memory, bool]:
         """Copy a personal memory into a space; (copy, created). Idempotent per space."""
-        source = self._in_space(memory_id, self.service.space_id)
+        source = self._in_space(memory_id, self.space_id)
         target = self.spaces.writable(_required(target_space, "target_space"))
         if target.id == source.space_id:
             raise ValidationError("the memory is already in that space")
@@ -139,7 +138,7 @@ class Sharing:
         if visibility not in VISIBILITIES:
             raise ValidationError(f"visibility must be one of {', '.join(VISIBILITIES)}")
         source = self._in_space(memory_id, space.id)
-        return self._write_copy(source, self.service.space_id, "pull", visibility)
+        return self._write_copy(source, self.space_id, "pull", visibility)
 
     def unshare(self, memory_id: str, target_space: Any) -> None:
         """Withdraw the copy of ``memory_id`` (the original's id) from a space."""
@@ -150,6 +149,8 @@ class Sharing:
         if copy.provenance.shared_by_user != self.me:
             self.spaces.administered(target.id)  # only the sharer or an admin
         with self.store.write() as conn:
+            # withdrawn means gone: not even its first words stay readable in the events
+            self.store.withdraw_previews(conn, memory_id, target.id)
             self.store.add_sharing_event(
                 conn,
                 action="unshare",
@@ -157,7 +158,6 @@ class Sharing:
                 from_space=copy.provenance.shared_from_space,
                 to_space=target.id,
                 user_id=self.me,
-                content_preview=copy.content,
             )
         self.store.set_state_where(
             self.me, [target.id], MemoryFilter(ids=[copy.id]), State.DELETED, actor=self.me
@@ -171,9 +171,7 @@ class Sharing:
         target = self.spaces.writable(
             normalise_space_id(target_space) if target_space else copy.space_id
         )
-        source = self.store.get(
-            self.me, self.service.readable_spaces(), copy.provenance.shared_from_memory
-        )
+        source = self.store.get(self.me, self.readable_spaces(), copy.provenance.shared_from_memory)
         if source is None or source.state is State.DELETED:
             raise NotFoundError(f"source memory {copy.provenance.shared_from_memory}")
         fresh = self._write_copy(source, target.id, "reshare", copy.visibility)
@@ -183,7 +181,7 @@ class Sharing:
         return fresh
 
     def _space_of(self, memory_id: str) -> str:
-        return self.service.get(memory_id).space_id
+        return self.get(memory_id).space_id
 
     # ------------------------------------------------------------------ many memories
     def batch_share(self, memory_ids: Any, target_space: Any) -> dict[str, Any]:
@@ -223,7 +221,7 @@ class Sharing:
     def _personal_memories(self) -> list[Memory]:
         rows, _ = self.store.list_memories(
             self.me,
-            [self.service.space_id],
+            [self.space_id],
             MemoryFilter(state=[State.ACTIVE], exclude_types=()),
             limit=MAX_SHARE_ALL + 1,
         )
@@ -231,6 +229,8 @@ class Sharing:
 
     # ------------------------------------------------------------------ people
     def _pair_space(self, target_user: Any) -> tuple[str, bool]:
+        """The caller's two-person space with ``target_user`` (who is invited to it, and
+        invited again after declining or leaving: a new share asks again)."""
         if not isinstance(target_user, str) or not target_user.strip():
             raise ValidationError("target_user is required")
         other = target_user.strip()
@@ -239,14 +239,16 @@ class Sharing:
         if self.store.get_tenant(other) is None:
             raise NotFoundError(f"tenant {other}")
         name = f"shared-{self.me[:8]}-{other[:8]}"
-        space = self.store.find_team_space(name, [self.me, other])
+        space = self.store.find_pair_space(self.me, name, other)
         if space is not None:
+            if space.member(other) is None:
+                self.spaces.add_member(space.id, other, "member")
             return space.id, False
         created = self.spaces.create(name, "team", [{"user_id": other, "role": "member"}])
         return created.id, True
 
     def share_to_user(self, memory_id: str, target_user: Any) -> tuple[dict[str, Any], bool]:
-        self._in_space(memory_id, self.service.space_id)
+        self._in_space(memory_id, self.space_id)
         space_id, space_created = self._pair_space(target_user)
         copy, created = self.share(memory_id, space_id)
         return {
@@ -303,9 +305,7 @@ class Sharing:
         if auto_share_rule is not None:
             if not isinstance(auto_share_rule, dict):
                 raise ValidationError("auto_share_rule must be an object")
-            rule = self.spaces.add_rule(
-                space.id, source_space=self.service.space_id, **auto_share_rule
-            )
+            rule = self.spaces.add_rule(space.id, source_space=self.space_id, **auto_share_rule)
             rule_id = rule.id
         return {**counts, "auto_share_rule_id": rule_id}
 

@@ -9,10 +9,12 @@ access, and a leaked key can be revoked without losing the tenant.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
+import threading
 
 from memoryd.engine import Engine
-from memoryd.errors import UnauthorizedError, ValidationError
+from memoryd.errors import StorageError, UnauthorizedError, ValidationError
 from memoryd.models import ApiKey, Tenant, new_id, personal_space, utcnow
 
 KEY_PREFIX = "mk_"
@@ -21,6 +23,8 @@ KEY_BYTES = 32
 SHOWN_PREFIX_CHARS = 10
 MAX_NAME_CHARS = 200
 USE_RESOLUTION_S = 60
+
+log = logging.getLogger(__name__)
 
 
 def hash_key(secret: str) -> str:
@@ -37,7 +41,10 @@ def check_name(name: object, what: str = "name") -> str:
 
 class Tenants:
     def __init__(self, engine: Engine) -> None:
+        self.engine = engine
         self.store = engine.store
+        self._noting: set[str] = set()  # keys whose use is being recorded now
+        self._noting_lock = threading.Lock()
 
     def create(self, name: str = "") -> tuple[Tenant, str]:
         """A new tenant with its personal space and a first key (the secret is returned)."""
@@ -78,10 +85,30 @@ class Tenants:
         return tenant, key
 
     def note_use(self, key: ApiKey) -> None:
-        """Record when a key was last used, at most once a minute (a write per request is waste)."""
+        """Record when a key was last used, at most once a minute (a write per request is waste).
+
+        The write happens in the background: a request never waits for the
+        write lock that another process may hold for seconds.
+        """
         now = utcnow()
-        if key.last_used_at is None or (now - key.last_used_at).total_seconds() >= USE_RESOLUTION_S:
-            self.store.touch_api_key(key.id)
+        if key.last_used_at is not None and (now - key.last_used_at).total_seconds() < (
+            USE_RESOLUTION_S
+        ):
+            return
+        with self._noting_lock:
+            if key.id in self._noting:
+                return
+            self._noting.add(key.id)
+        self.engine.background.submit(self._record_use, key.id)
+
+    def _record_use(self, key_id: str) -> None:
+        try:
+            self.store.touch_api_key(key_id)
+        except StorageError as exc:  # when a key was last used is not worth failing over
+            log.warning("could not record the use of key %s: %s", key_id, exc)
+        finally:
+            with self._noting_lock:
+                self._noting.discard(key_id)
 
     def has_keys(self) -> bool:
         return self.store.count_api_keys() > 0

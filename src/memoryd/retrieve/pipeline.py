@@ -173,6 +173,13 @@ class Retriever:
             found = tracer.run(name, found, stages[stage])
         return found
 
+    def _similarities(self, query: QueryVector, ids: list[str]) -> dict[str, float]:
+        """Cosine similarity of the query to each result: the absolute relevance signal."""
+        if query is None or not ids:
+            return {}
+        vectors = self.store.vectors_of(ids)
+        return {i: round(float(np.dot(v, query)), 6) for i, v in vectors.items()}
+
     def search(
         self, tenant_id: str, spaces: Sequence[SpaceRef], request: SearchRequest
     ) -> SearchResponse:
@@ -188,9 +195,11 @@ class Retriever:
             # per-space normalisation: each space's best hit scores its space weight
             merged += [(c, (c.score / top) * weight if top > 0 else 0.0) for c in found]
         merged.sort(key=lambda pair: -pair[1])
+        kept = merged[: request.limit]
+        similarity = self._similarities(query_vector.result(), [c.mem.id for c, _ in kept])
         results = [
-            ScoredMemory(memory=c.mem, score=round(score, 6))
-            for c, score in merged[: request.limit]
+            ScoredMemory(memory=c.mem, score=round(score, 6), similarity=similarity.get(c.mem.id))
+            for c, score in kept
         ]
         trace = None
         if request.include_trace:

@@ -116,31 +116,31 @@ def share_all_to_user(body: ShareAllToUser, svc: Caller) -> CompactJSON:
 @sharing_router.post("/v1/memories/{memory_id}/share", status_code=201)
 def share(memory_id: str, body: ShareBody, svc: Caller) -> CompactJSON:
     """201 with the new copy; 200 with the existing copy when already shared there."""
-    copy, created = Sharing(svc).share(memory_id, body.target_space)
+    copy, created = Sharing(svc).share(svc.expand_id(memory_id), body.target_space)
     return ok(memory_json(copy), 201 if created else 200)
 
 
 @sharing_router.post("/v1/memories/{memory_id}/pull", status_code=201)
 def pull(memory_id: str, body: PullBody, svc: Caller) -> CompactJSON:
-    copy = Sharing(svc).pull(memory_id, body.source_space, body.visibility)
+    copy = Sharing(svc).pull(svc.expand_id(memory_id), body.source_space, body.visibility)
     return ok(memory_json(copy), 201)
 
 
 @sharing_router.post("/v1/memories/{memory_id}/unshare")
 def unshare(memory_id: str, body: ShareBody, svc: Caller) -> CompactJSON:
-    Sharing(svc).unshare(memory_id, body.target_space)
+    Sharing(svc).unshare(svc.expand_id(memory_id), body.target_space)
     return ok({"status": "unshared"})
 
 
 @sharing_router.post("/v1/memories/{memory_id}/reshare")
 def reshare(memory_id: str, svc: Caller, body: ReshareBody | None = None) -> CompactJSON:
     target = body.target_space if body is not None else None
-    return ok(memory_json(Sharing(svc).reshare(memory_id, target)))
+    return ok(memory_json(Sharing(svc).reshare(svc.expand_id(memory_id), target)))
 
 
 @sharing_router.post("/v1/memories/{memory_id}/share-to-user", status_code=201)
 def share_to_user(memory_id: str, body: ShareToUser, svc: Caller) -> CompactJSON:
-    result, created = Sharing(svc).share_to_user(memory_id, body.target_user)
+    result, created = Sharing(svc).share_to_user(svc.expand_id(memory_id), body.target_user)
     return ok(result, 201 if created else 200)
 
 

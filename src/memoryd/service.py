@@ -221,11 +221,12 @@ class MemoryService:
         Values equal to the current ones are no change: a call that changes
         nothing writes nothing (no history row, no new version).
         """
+        parsed = parse_changes(fields)
         memory_id = self.resolve_id(memory_id, [self.space_id])
         current = self.store.get(self.tenant_id, [self.space_id], memory_id)
         if current is None:
             raise NotFoundError(f"memory {memory_id}")
-        changes = {k: v for k, v in parse_changes(fields).items() if getattr(current, k, None) != v}
+        changes = {k: v for k, v in parsed.items() if getattr(current, k, None) != v}
         if not changes:
             return current
         vector = None

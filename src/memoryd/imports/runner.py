@@ -54,9 +54,9 @@ PASSAGE_BATCH = 32
 CREATING_DECISIONS = ("create", "supersede", "contextualize", "contradict")
 # what an import says about the units that did not become memories of their own
 NOTES = {
-    "skip": "{n} {unit} repeated what memory already holds and were not stored again",
-    "merge": "{n} {unit} were merged into a memory that says nearly the same",
-    "support": "{n} {unit} confirmed a memory already held (not stored again)",
+    "skip": "{n} {unit} repeated what memory already holds and {were} not stored again",
+    "merge": "{n} {unit} {were} merged into a memory that says nearly the same",
+    "support": "{n} {unit} confirmed a memory already held ({were} not stored again)",
 }
 
 
@@ -95,7 +95,11 @@ class Progress:
             "memories_created": self.stored + sum(d[k] for k in CREATING_DECISIONS),
             "llm": self.usage.as_dict(),
             "notes": [
-                note.format(n=d[decision], unit=self.unit)
+                note.format(
+                    n=d[decision],
+                    unit=self.unit if d[decision] > 1 else self.unit.removesuffix("s"),
+                    were="were" if d[decision] > 1 else "was",
+                )
                 for decision, note in NOTES.items()
                 if d[decision]
             ],
@@ -229,9 +233,9 @@ class ImportRunner:
         """
         pieces = passages(text)
         chunks = smart_split(text) if extract else []
-        p.units = len(chunks) + 1
-        for start in range(0, len(pieces), PASSAGE_BATCH):
-            self._checkpoint()
+        batches = range(0, len(pieces), PASSAGE_BATCH)
+        p.units = len(batches) + len(chunks)  # each batch of passages is a unit of its own
+        for start in batches:
             batch = pieces[start : start + PASSAGE_BATCH]
             memories = [
                 build_direct_memory(
@@ -250,7 +254,7 @@ class ImportRunner:
             vectors = self.service.embed([m.content for m in memories])
             self.store.insert_memories(memories, vectors, actor=base["agent_id"])
             p.stored += len(memories)
-        self._tick(import_id, p)
+            self._tick(import_id, p)
         for chunk in chunks:
             p.add(self.smart.reconcile(self._chunk_facts(chunk, p), base, Report(p.extractor)))
             self._tick(import_id, p)

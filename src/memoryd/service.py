@@ -24,17 +24,19 @@ from memoryd.ids import resolve_id
 from memoryd.ingest.capture import capture
 from memoryd.ingest.conversation import embedding_text
 from memoryd.ingest.direct import (
+    INHERITED_FIELDS,
+    UPSERT_FIELDS,
     build_direct_memory,
     check_id,
     check_int,
     check_tags,
     check_time,
     check_unit,
+    derived_fields,
     parse_changes,
     parse_enum,
 )
 from memoryd.ingest.noise import MAX_LEARNED_NOISE
-from memoryd.ingest.rules import MAX_L0_CHARS, MAX_L1_CHARS
 from memoryd.ingest.worker import TaskWorker, wait_until_done
 from memoryd.models import (
     Category,
@@ -69,27 +71,6 @@ TASK_POLL_S = 0.05
 Progress = Callable[[int, int], None]
 # nearest neighbours of a new direct memory checked for the same content (same text, same vector)
 REPEAT_PROBE = 8
-# what a new value of a keyed slot keeps from the old one unless the add says otherwise
-INHERITED_FIELDS = ("category", "tags", "source", "importance", "confidence", "tier", "scope")
-# fields a keyed add may change on the memory that holds the slot when the content is the same
-UPSERT_FIELDS = (*INHERITED_FIELDS, "valid_from", "valid_to", "expires_at")
-
-
-def derived_fields(memory: Memory, content: str) -> dict[str, str]:
-    """The index line and overview of a memory whose content becomes ``content``.
-
-    Both were made from the old content (a turn's date header and context are
-    not, and stay): left as they were, search would still find the old words.
-    """
-    if memory.memory_type is MemoryType.SESSION:
-        return {}
-    line = " ".join(content.split())
-    derived = {}
-    if memory.l0_abstract:
-        derived["l0_abstract"] = line[:MAX_L0_CHARS]
-    if memory.l1_overview:
-        derived["l1_overview"] = line[:MAX_L1_CHARS]
-    return derived
 
 
 class MemoryService:

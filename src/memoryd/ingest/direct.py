@@ -13,6 +13,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.privacy import redact
+from memoryd.ingest.rules import MAX_L0_CHARS, MAX_L1_CHARS
 from memoryd.models import (
     Category,
     Memory,
@@ -238,3 +239,26 @@ def parse_changes(fields: dict[str, Any]) -> dict[str, Any]:
         else:
             raise ValidationError(f"field {name!r} cannot be updated")
     return changes
+
+
+# what a new value of a keyed slot keeps from the old one unless the add says otherwise
+INHERITED_FIELDS = ("category", "tags", "source", "importance", "confidence", "tier", "scope")
+# fields a keyed add may change on the memory that holds the slot when the content is the same
+UPSERT_FIELDS = (*INHERITED_FIELDS, "valid_from", "valid_to", "expires_at")
+
+
+def derived_fields(memory: Memory, content: str) -> dict[str, str]:
+    """The index line and overview of a memory whose content becomes ``content``.
+
+    Both were made from the old content (a turn's date header and context are
+    not, and stay): left as they were, search would still find the old words.
+    """
+    if memory.memory_type is MemoryType.SESSION:
+        return {}
+    line = " ".join(content.split())
+    derived = {}
+    if memory.l0_abstract:
+        derived["l0_abstract"] = line[:MAX_L0_CHARS]
+    if memory.l1_overview:
+        derived["l1_overview"] = line[:MAX_L1_CHARS]
+    return derived

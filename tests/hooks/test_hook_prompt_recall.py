@@ -1,5 +1,5 @@
-"""UserPromptSubmit through the real ``memoryd hook user-prompt`` command: a save never hides
-recall, archived memories stay out, and a prompt with nothing relevant injects nothing."""
+"""The recall hooks through the real ``memoryd hook`` command: a save never hides recall,
+archived memories stay out, and a prompt with nothing relevant injects nothing."""
 
 from __future__ import annotations
 
@@ -63,12 +63,26 @@ def test_remember_in_a_prompt_keeps_the_recall(home: Path, embedder: LocalEmbedd
         assert sum("Dana" in m.content for m in mem.list(limit=100)) == 1
 
 
+def session_start(home: Path) -> str:
+    ran = run_hook_process(
+        "session-start",
+        {"hook_event_name": "SessionStart", "source": "startup", "session_id": SESSION},
+        clean_env(MEMORYD_HOME=str(home)),
+    )
+    assert ran.code == 0, ran.err
+    context: str = json.loads(ran.out)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
 def test_archived_memories_are_not_recalled(home: Path, embedder: LocalEmbedder) -> None:
     ids = seeded(home, embedder)
     assert "pnpm" in prompt(home, "Which package manager do I use for JavaScript?")
+    assert "pnpm" in session_start(home)
     with Memory(home, embedder=embedder) as mem:
         mem.update(ids["pnpm"], state="archived")
     assert "pnpm" not in prompt(home, "Which package manager do I use for JavaScript?")
+    started = session_start(home)
+    assert "pnpm" not in started and "Neovim" in started
 
 
 def test_nothing_relevant_injects_nothing(home: Path, embedder: LocalEmbedder) -> None:

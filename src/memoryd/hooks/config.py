@@ -36,7 +36,7 @@ DEFAULT_PROMPT_TOKENS = 600
 MAX_TOKENS = 20_000
 # a prompt's recall injects only memories at least this similar to it (cosine, bundled
 # model): below, a hit is the best of nothing relevant, however high its relative score
-DEFAULT_MIN_SIMILARITY = 0.2
+DEFAULT_MIN_SIMILARITY = 0.15
 
 LOG_DIR = "logs"
 LOG_FILE = "hooks.log"

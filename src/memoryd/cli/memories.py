@@ -227,7 +227,11 @@ def list_(
             sort=sort,
             order=order,
         )
-        hidden = 0 if memory_type else svc.list_memories(limit=0, memory_type="session")[1]
+        hidden = 0  # what a plain list leaves out and --type session would show
+        if not memory_type:
+            hidden = svc.list_memories(
+                limit=0, memory_type="session", state=mem_state, category=category, tags=tag
+            )[1]
 
     def human() -> None:
         console.print(memory_table(memories))

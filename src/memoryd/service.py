@@ -138,7 +138,12 @@ class MemoryService:
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
         vector = self.embed([memory.content])[0]
-        current = self._slot_holder(key) if key else self._same_content(memory, vector)
+        if key:
+            current = self._slot_holder(key)
+        elif memory.memory_type is MemoryType.PINNED:  # a direct add (not a distilled fact)
+            current = self._same_content(memory, vector)
+        else:
+            current = None
         if current is not None and current.content == memory.content:
             if key:  # the slot's value again: other fields given are still changes
                 given = {k: getattr(memory, k) for k in UPSERT_FIELDS if fields.get(k) is not None}

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -183,6 +184,48 @@ def test_round_trip_gives_the_same_search_results(
         assert search(target, query) == expected, query
 
 
+def test_round_trip_keeps_every_history(source: MemoryService, target: MemoryService) -> None:
+    """History comes along: each memory's rows, not a fresh ``create``."""
+    import_text(target, export_text(source))
+    for memory in all_memories(source):
+        assert target.history(memory["id"]) == source.history(memory["id"]), memory["content"]
+    sister = next(m for m in all_memories(target) if "Hamburg" in m["content"])
+    assert [h["action"] for h in target.history(sister["id"])] == ["create", "update"]
+
+
+def test_round_trip_keeps_as_of_answers_of_a_key_upsert(
+    service: MemoryService, target: MemoryService
+) -> None:
+    """A keyed add supersedes: as_of finds the old value, before and after a round trip."""
+    first = service.add("I drive a Volvo", key="car")
+    between = datetime.now(UTC)
+    second = service.add("I drive a Tesla", key="car")
+    import_text(target, export_text(service))
+    for svc in (service, target):
+        now = [r.memory.id for r in svc.search("what car do I drive", touch=False).results]
+        then = svc.search("what car do I drive", as_of=between, touch=False).results
+        assert now[0] == second.id and first.id not in now
+        assert then[0].memory.id == first.id
+        assert [h["action"] for h in svc.history(first.id)] == ["create", "supersede"]
+
+
+def test_a_file_that_is_not_utf8_is_a_clear_error(service: MemoryService, tmp_path: Path) -> None:
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Café crème, déjà vu\n".encode("latin-1"))
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    for path in (latin1, binary):
+        with pytest.raises(ValidationError) as raised, path.open(encoding="utf-8") as lines:
+            import_jsonl(service, lines)
+        assert "not UTF-8 text" in raised.value.message
+        result = memoryd(service.home, "import", str(path))
+        assert result.returncode == 1, result.stderr
+        assert "not UTF-8 text" in result.stderr and "Traceback" not in result.stderr
+        as_json = memoryd(service.home, "--json", "import", str(path))
+        assert json.loads(as_json.stdout)["error"]["code"] == "validation_error"
+    assert all_memories(service) == []
+
+
 def test_round_trip_of_an_empty_store(service: MemoryService, target: MemoryService) -> None:
     text = export_text(service)
     assert len(text.splitlines()) == 1
@@ -244,7 +287,7 @@ MEMORY = json.dumps({"type": "memory", "memory": {"content": "a valid memory"}})
         (f"{MEMORY}\n", 1, "no memoryd-export header"),
         ("[1, 2, 3]\n", 1, "no memoryd-export header"),
         ('{"type": "header", "format": "other", "version": 1}\n', 1, "not a memoryd-export"),
-        (f'{{"type": "header", "format": "{FORMAT}", "version": 99}}\n', 1, "v1"),
+        (f'{{"type": "header", "format": "{FORMAT}", "version": 99}}\n', 1, "version 1 or 2"),
         (f'{HEADER}\n{MEMORY}\n{{"type": "vector"}}\n', 3, "unknown record type 'vector'"),
         (f"{HEADER}\n\n[1]\n", 3, "unknown record type"),
         (f'{HEADER}\n{{"type": "memory"}}\n', 2, "invalid memory"),
@@ -316,7 +359,9 @@ def test_cli_export_and_import(source: MemoryService, tmp_path: Path) -> None:
     assert "exporting" in exported.stderr  # the progress bar
     lines = path.read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0])["type"] == "header"
-    assert len(lines) == 1 + 10 + 3
+    kinds = Counter(json.loads(line)["type"] for line in lines)
+    assert kinds == {"header": 1, "memory": 10, "history": kinds["history"], "message": 3}
+    assert kinds["history"] >= 10  # every memory's create, and the changes since
 
     empty = tmp_path / "empty-home"
     imported = memoryd(empty, "import", str(path))

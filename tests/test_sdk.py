@@ -185,7 +185,7 @@ def test_stats(mem: Memory, home: Path) -> None:
     stats = mem.stats()
     assert stats["total"] == 2
     assert stats["by_category"] == {"events": 1, "profile": 1}
-    assert stats["by_state"] == {"active": 2}
+    assert stats["by_state"] == {"active": 2, "deleted": 1}  # the one place deleted ones count
     assert stats["by_type"] == {"pinned": 2}
     assert stats["by_tier"] == {"peripheral": 2}
     assert stats["avg_importance"] == 0.5

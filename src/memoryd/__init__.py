@@ -1,5 +1,6 @@
 """memoryd: long-term memory for AI agents."""
 
+from memoryd.aio import AsyncMemory, AsyncRemoteMemory
 from memoryd.client import RemoteMemory
 from memoryd.errors import (
     EmbeddingError,
@@ -18,6 +19,8 @@ from memoryd.service import MemoryService
 
 __version__ = "0.1.0"
 __all__ = [
+    "AsyncMemory",
+    "AsyncRemoteMemory",
     "EmbeddingError",
     "EmbeddingMismatchError",
     "Memory",

@@ -2,12 +2,17 @@
 
 Switching is one line::
 
-    mem = Memory("~/.memoryd")                                   # embedded
+    mem = Memory()                                               # embedded
     mem = RemoteMemory("http://127.0.0.1:8080", api_key="mk_…")  # a server
 
 Errors come back as the same ``MemorydError`` subclasses, with the server's
 code and message. ``reindex`` is not offered: it rewrites every vector of
 the server's store, so it is run on the server's host (``memoryd reindex``).
+On a server each user is a tenant with keys of its own, so the client has
+no ``user_id``: the key says whose memories these are.
+
+Each method is a :class:`Call` (what to send, how to read the answer), so the
+asyncio client (:mod:`memoryd.aio`) sends the very same requests.
 """
 
 from __future__ import annotations
@@ -15,14 +20,16 @@ from __future__ import annotations
 import builtins
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import httpx
 
 from memoryd import errors
+from memoryd.ingest.conversation import check_message
 from memoryd.ingest.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
@@ -40,6 +47,7 @@ ERRORS: dict[str, type[errors.MemorydError]] = {
     "embedding_mismatch": errors.EmbeddingMismatchError,
     "storage_damaged": errors.StorageDamagedError,
 }
+R = TypeVar("R")
 
 
 class ServerError(errors.MemorydError):
@@ -65,6 +73,7 @@ def _error(response: httpx.Response) -> errors.MemorydError:
 
 def _query(options: dict[str, Any]) -> dict[str, Any]:
     """Options as query parameters: lists comma-joined, times in RFC 3339, None left out."""
+    _no_user(options)
     out: dict[str, Any] = {}
     for name, value in options.items():
         if value is None:
@@ -79,6 +88,207 @@ def _query(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _jsonable(fields: dict[str, Any]) -> dict[str, Any]:
+    """Fields as JSON values (enums by value, times in RFC 3339), None left out."""
+    _no_user(fields)
+    return {name: wire(value) for name, value in fields.items() if value is not None}
+
+
+def _no_user(options: dict[str, Any]) -> None:
+    if options.get("user_id") is not None:
+        raise errors.ValidationError(
+            "user_id is for the embedded Memory; on a server each user is a tenant: "
+            "use that tenant's API key"
+        )
+    options.pop("user_id", None)
+
+
+def _json(data: Any) -> Any:
+    return data
+
+
+def _memory(data: Any) -> MemoryRecord:
+    return MemoryRecord.model_validate(data)
+
+
+def _nothing(data: Any) -> None:
+    return None
+
+
+@dataclass
+class Call(Generic[R]):
+    """One request, and how its answer becomes the method's result."""
+
+    method: str
+    path: str
+    parse: Callable[[Any], R]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _messages(messages: Any, dates: Any) -> list[dict[str, Any]]:
+    """Messages checked as the embedded store checks them, in the wire form."""
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise errors.ValidationError(
+            "messages must be a list of {'role': ..., 'content': ...} messages, "
+            f"got {type(messages).__name__}"
+        )
+    checked = [check_message(i, m) for i, m in enumerate(messages)]
+    out = [m.model_dump(exclude_none=True) for m in checked]
+    when = dates if isinstance(dates, list | tuple) else [dates] * len(out)
+    for message, at in zip(out, when, strict=False):
+        if at is not None and "created_at" not in message:
+            message["created_at"] = at
+    return out
+
+
+class Calls:
+    """The requests behind each method of the remote clients (sync and asyncio)."""
+
+    @staticmethod
+    def add(content: str, fields: dict[str, Any]) -> Call[MemoryRecord]:
+        return Call(
+            "POST", "/v1/memories", _memory, {"json": {"content": content, **_jsonable(fields)}}
+        )
+
+    @staticmethod
+    def update(memory_id: str, fields: dict[str, Any]) -> Call[MemoryRecord]:
+        return Call("PUT", f"/v1/memories/{memory_id}", _memory, {"json": _jsonable(fields)})
+
+    @staticmethod
+    def delete(memory_id: str) -> Call[None]:
+        return Call("DELETE", f"/v1/memories/{memory_id}", _nothing)
+
+    @staticmethod
+    def batch_delete(
+        ids: Sequence[str] | None, confirm: bool, filter_fields: dict[str, Any]
+    ) -> Call[dict[str, Any]]:
+        body: dict[str, Any] = {"confirm": confirm}
+        if ids:
+            body["memory_ids"] = list(ids)
+        if filter_fields:
+            if "created_before" in filter_fields:
+                filter_fields["before"] = filter_fields.pop("created_before")
+            body["filter"] = _jsonable(filter_fields)
+        return Call("POST", "/v1/memories/batch-delete", _json, {"json": body})
+
+    @staticmethod
+    def delete_all(confirm: bool) -> Call[dict[str, int]]:
+        if not confirm:
+            raise errors.ValidationError("delete-all needs explicit confirmation")
+        headers = {"X-Confirm": "delete-all"}
+        return Call("DELETE", "/v1/memories/all", _json, {"headers": headers})
+
+    @staticmethod
+    def ingest(messages: Any, mode: str, dates: Any, options: dict[str, Any]) -> Call[IngestResult]:
+        body = _jsonable({"messages": _messages(messages, dates), "mode": mode, **options})
+        return Call("POST", "/v1/memories", IngestResult.model_validate, {"json": body})
+
+    @staticmethod
+    def mark_noise(memory_id: str) -> Call[None]:
+        return Call("POST", f"/v1/memories/{memory_id}/noise", _nothing)
+
+    @staticmethod
+    def task(task_id: str) -> Call[dict[str, Any]]:
+        return Call("GET", f"/v1/tasks/{task_id}", _json)
+
+    @staticmethod
+    def import_task(import_id: str) -> Call[dict[str, Any]]:
+        return Call("GET", f"/v1/imports/{import_id}", _json)
+
+    @staticmethod
+    def rollback_import(import_id: str) -> Call[dict[str, Any]]:
+        return Call("POST", f"/v1/imports/{import_id}/rollback", _json)
+
+    @staticmethod
+    def import_file(path: Path | str, options: dict[str, Any]) -> Call[dict[str, Any]]:
+        file = Path(path).expanduser()
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise errors.ValidationError(f"cannot read {file}: {exc.strerror}") from None
+        fields = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in options.items()}
+        files = {"file": (file.name, data)}
+        return Call("POST", "/v1/imports", _json, {"files": files, "data": fields})
+
+    @staticmethod
+    def get(memory_id: str) -> Call[MemoryRecord]:
+        return Call("GET", f"/v1/memories/{memory_id}", _memory)
+
+    @staticmethod
+    def list(filters: dict[str, Any]) -> Call[builtins.list[MemoryRecord]]:
+        return Call(
+            "GET",
+            "/v1/memories",
+            lambda data: [MemoryRecord.model_validate(m) for m in data["memories"]],
+            {"params": _query(filters)},
+        )
+
+    @staticmethod
+    def search(query: str, options: dict[str, Any]) -> Call[SearchResponse]:
+        if "spaces" in options:
+            options["space"] = options.pop("spaces")
+        params = _query({"q": query, **options})
+        return Call("GET", "/v1/memories/search", SearchResponse.model_validate, {"params": params})
+
+    @staticmethod
+    def history(memory_id: str) -> Call[builtins.list[dict[str, Any]]]:
+        return Call("GET", f"/v1/memories/{memory_id}/history", lambda data: data["history"])
+
+    @staticmethod
+    def stats() -> Call[dict[str, Any]]:
+        return Call("GET", "/v1/stats", _json)
+
+    @staticmethod
+    def profile(query: str | None) -> Call[dict[str, Any]]:
+        def parse(data: Any) -> dict[str, Any]:
+            if not isinstance(data, dict):
+                raise ServerError("GET /v1/profile did not answer a JSON object")
+            return data
+
+        return Call("GET", "/v1/profile", parse, {"params": {"q": query} if query else {}})
+
+    @staticmethod
+    def export() -> Call[str]:
+        return Call("GET", "/v1/export", str)
+
+    @staticmethod
+    def import_(path: Path | str) -> Call[dict[str, int]]:
+        headers = {"Content-Type": "application/x-ndjson"}
+        content = Path(path).read_bytes()
+        return Call("POST", "/v1/import", _json, {"content": content, "headers": headers})
+
+
+def settings(
+    url: str | None, api_key: str | None, agent_id: str | None
+) -> tuple[str, dict[str, str]]:
+    """The base URL and headers: arguments, else ``MEMORYD_URL`` / ``MEMORYD_API_KEY``."""
+    base = (url or os.environ.get("MEMORYD_URL") or DEFAULT_URL).rstrip("/")
+    headers = {"Accept": "application/json"}
+    key = api_key or os.environ.get("MEMORYD_API_KEY") or os.environ.get("OMEM_API_KEY")
+    if key:
+        headers["X-API-Key"] = key
+    if agent_id:
+        headers["X-Agent-Id"] = agent_id
+    return base, headers
+
+
+def answer(call: Call[R], response: httpx.Response) -> R:
+    """The method's result from the server's answer; its error as a MemorydError."""
+    if response.is_error:
+        raise _error(response)
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return call.parse(response.json())
+    return call.parse(response.text)
+
+
+def write_export(path: Path | str, text: str, progress: Progress | None) -> int:
+    Path(path).write_text(text, encoding="utf-8")
+    count = sum(1 for line in io.StringIO(text) if '"type": "memory"' in line)
+    if progress:
+        progress(count)
+    return count
+
+
 class RemoteMemory:
     """A memoryd server as a memory store; the same methods as ``memoryd.Memory``."""
 
@@ -91,60 +301,39 @@ class RemoteMemory:
         timeout: float = DEFAULT_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        base = (url or os.environ.get("MEMORYD_URL") or DEFAULT_URL).rstrip("/")
-        headers = {"Accept": "application/json"}
-        key = api_key or os.environ.get("MEMORYD_API_KEY") or os.environ.get("OMEM_API_KEY")
-        if key:
-            headers["X-API-Key"] = key
-        if agent_id:
-            headers["X-Agent-Id"] = agent_id
+        base, headers = settings(url, api_key, agent_id)
         self._http = httpx.Client(
             base_url=base, headers=headers, timeout=timeout, transport=transport
         )
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _send(self, call: Call[R]) -> R:
         try:
-            response = self._http.request(method, path, **kwargs)
+            response = self._http.request(call.method, call.path, **call.options)
         except httpx.HTTPError as exc:
             raise ServerError(f"cannot reach {self._http.base_url}: {exc}") from exc
-        if response.is_error:
-            raise _error(response)
-        if response.headers.get("content-type", "").startswith("application/json"):
-            return response.json()
-        return response.text
+        return answer(call, response)
+
+    def request(self, method: str, path: str, **options: Any) -> Any:
+        """Any route of the server: its JSON (or text) answer; its error as a MemorydError."""
+        return self._send(Call(method, path, _json, options))
 
     # writes
     def add(self, content: str, **fields: Any) -> MemoryRecord:
-        body = {"content": content, **_jsonable(fields)}
-        return MemoryRecord.model_validate(self._call("POST", "/v1/memories", json=body))
+        return self._send(Calls.add(content, fields))
 
     def update(self, memory_id: str, **fields: Any) -> MemoryRecord:
-        data = self._call("PUT", f"/v1/memories/{memory_id}", json=_jsonable(fields))
-        return MemoryRecord.model_validate(data)
+        return self._send(Calls.update(memory_id, fields))
 
     def delete(self, memory_id: str) -> None:
-        self._call("DELETE", f"/v1/memories/{memory_id}")
+        self._send(Calls.delete(memory_id))
 
     def batch_delete(
         self, ids: Sequence[str] | None = None, confirm: bool = False, **filter_fields: Any
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"confirm": confirm}
-        if ids:
-            body["memory_ids"] = list(ids)
-        if filter_fields:
-            if "created_before" in filter_fields:
-                filter_fields["before"] = filter_fields.pop("created_before")
-            body["filter"] = _jsonable(filter_fields)
-        result: dict[str, Any] = self._call("POST", "/v1/memories/batch-delete", json=body)
-        return result
+        return self._send(Calls.batch_delete(ids, confirm, filter_fields))
 
     def delete_all(self, confirm: bool = False) -> dict[str, int]:
-        if not confirm:
-            raise errors.ValidationError("delete-all needs explicit confirmation")
-        result: dict[str, int] = self._call(
-            "DELETE", "/v1/memories/all", headers={"X-Confirm": "delete-all"}
-        )
-        return result
+        return self._send(Calls.delete_all(confirm))
 
     def ingest(
         self,
@@ -154,24 +343,15 @@ class RemoteMemory:
         dates: datetime | Sequence[datetime | None] | None = None,
         **options: Any,
     ) -> IngestResult:
-        wire = [
-            m.model_dump(exclude_none=True) if isinstance(m, Message) else dict(m) for m in messages
-        ]
-        when = dates if isinstance(dates, list | tuple) else [dates] * len(wire)
-        for message, at in zip(wire, when, strict=False):
-            if at is not None and "created_at" not in message:
-                message["created_at"] = at
-        body = _jsonable({"messages": wire, "mode": mode, **options})
-        return IngestResult.model_validate(self._call("POST", "/v1/memories", json=body))
+        return self._send(Calls.ingest(messages, mode, dates, options))
 
     def mark_noise(self, memory_id: str) -> None:
         """Delete a memory that is chatter and teach the noise filter to drop its like."""
-        self._call("POST", f"/v1/memories/{memory_id}/noise")
+        self._send(Calls.mark_noise(memory_id))
 
     def task(self, task_id: str) -> dict[str, Any]:
         """The status of an ingest task (smart ones run in the background)."""
-        result: dict[str, Any] = self._call("GET", f"/v1/tasks/{task_id}")
-        return result
+        return self._send(Calls.task(task_id))
 
     def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
         return wait_until_done(self.task, task_id, timeout_s, TASK_POLL_S)
@@ -179,80 +359,46 @@ class RemoteMemory:
     # file import
     def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
         """Upload a file to ``POST /v1/imports``; its ImportTask (see ``Memory.import_file``)."""
-        file = Path(path).expanduser()
-        fields = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in options.items()}
-        with file.open("rb") as handle:
-            result: dict[str, Any] = self._call(
-                "POST", "/v1/imports", files={"file": (file.name, handle)}, data=fields
-            )
-        return result
+        return self._send(Calls.import_file(path, options))
 
     def import_task(self, import_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("GET", f"/v1/imports/{import_id}")
-        return result
+        return self._send(Calls.import_task(import_id))
 
     def wait_for_import(self, import_id: str, timeout_s: float = 300.0) -> dict[str, Any]:
         return wait_until_done(self.import_task, import_id, timeout_s, TASK_POLL_S)
 
     def rollback_import(self, import_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("POST", f"/v1/imports/{import_id}/rollback")
-        return result
+        return self._send(Calls.rollback_import(import_id))
 
     # reads
     def get(self, memory_id: str) -> MemoryRecord:
-        return MemoryRecord.model_validate(self._call("GET", f"/v1/memories/{memory_id}"))
+        return self._send(Calls.get(memory_id))
 
     def list(self, **filters: Any) -> builtins.list[MemoryRecord]:
-        data = self._call("GET", "/v1/memories", params=_query(filters))
-        return [MemoryRecord.model_validate(m) for m in data["memories"]]
+        return self._send(Calls.list(filters))
 
     def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]:
-        return self._search(query, options).results
+        return self._send(Calls.search(query, options)).results
 
     def explain(self, query: str, **options: Any) -> SearchResponse:
         """Search with the per-stage trace."""
-        return self._search(query, {**options, "include_trace": True})
-
-    def _search(self, query: str, options: dict[str, Any]) -> SearchResponse:
-        if "spaces" in options:
-            options["space"] = options.pop("spaces")
-        data = self._call("GET", "/v1/memories/search", params=_query({"q": query, **options}))
-        return SearchResponse.model_validate(data)
+        return self._send(Calls.search(query, {**options, "include_trace": True}))
 
     def history(self, memory_id: str) -> builtins.list[dict[str, Any]]:
-        rows: builtins.list[dict[str, Any]] = self._call(
-            "GET", f"/v1/memories/{memory_id}/history"
-        )["history"]
-        return rows
+        return self._send(Calls.history(memory_id))
 
     def stats(self) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("GET", "/v1/stats")
-        return result
+        return self._send(Calls.stats())
 
     def profile(self, query: str | None = None) -> dict[str, Any]:
-        params = {"q": query} if query else {}
-        result = self._call("GET", "/v1/profile", params=params)
-        if not isinstance(result, dict):
-            raise ServerError("GET /v1/profile did not answer a JSON object")
-        return result
+        return self._send(Calls.profile(query))
 
     # portability
     def export(self, path: Path | str, progress: Progress | None = None) -> int:
-        text: str = self._call("GET", "/v1/export")
-        Path(path).write_text(text, encoding="utf-8")
-        count = sum(1 for line in io.StringIO(text) if '"type": "memory"' in line)
-        if progress:
-            progress(count)
-        return count
+        return write_export(path, self._send(Calls.export()), progress)
 
     def import_(self, path: Path | str, progress: Progress | None = None) -> dict[str, int]:
-        content = Path(path).read_bytes()
-        result: dict[str, int] = self._call(
-            "POST",
-            "/v1/import",
-            content=content,
-            headers={"Content-Type": "application/x-ndjson"},
-        )
+        result = self._send(Calls.import_(path))
         if progress:
             progress(result.get("imported", 0))
         return result
@@ -265,8 +411,3 @@ class RemoteMemory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _jsonable(fields: dict[str, Any]) -> dict[str, Any]:
-    """Fields as JSON values (enums by value, times in RFC 3339), None left out."""
-    return {name: wire(value) for name, value in fields.items() if value is not None}

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from memoryd.config import Settings
 from memoryd.embed import Embedder, content_hash, create_embedder
-from memoryd.errors import StorageError
+from memoryd.errors import StorageError, ValidationError
 from memoryd.ingest.noise import NoiseFilter
 from memoryd.ingest.worker import INGEST, TaskWorker
 from memoryd.retrieve import Retriever
@@ -29,11 +29,25 @@ from memoryd.store import DB_FILENAME, SQLiteStore
 log = logging.getLogger(__name__)
 
 
+def prepare_home(home: Path) -> Path:
+    """The data directory, created if missing; a clear error when it cannot be one."""
+    if home.exists() and not home.is_dir():
+        raise ValidationError(
+            f"the data directory {home} is a file, not a directory; "
+            "pass --home (or MEMORYD_HOME) a directory"
+        )
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValidationError(f"cannot create the data directory {home}: {reason}") from None
+    return home
+
+
 class Engine:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
-        self.home = Path(settings.home)
-        self.home.mkdir(parents=True, exist_ok=True)
+        self.home = prepare_home(Path(settings.home))
         self.store = SQLiteStore(self.home / DB_FILENAME)
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
@@ -42,6 +56,8 @@ class Engine:
         self.workers: dict[str, TaskWorker] = {}
         self._worker_lock = threading.Lock()
         self._noise_prototypes: npt.NDArray[np.float32] | None = None
+        # set when the process stops on request (Ctrl-C): long tasks check it between units
+        self.interrupted = threading.Event()
 
     @property
     def embedder(self) -> Embedder:
@@ -114,6 +130,12 @@ class Engine:
             self.store.touch(ids, at_us)
         except StorageError as exc:  # recall counts are not worth failing a search over
             log.warning("could not record recall of %d memories: %s", len(ids), exc)
+
+    def interrupt(self) -> None:
+        """Stop soon: workers claim nothing more, a running import stops after its unit."""
+        self.interrupted.set()
+        for worker in self.workers.values():
+            worker.stop_claiming()
 
     def stop_workers(self) -> None:
         """Let the task workers finish what they hold, then stop them: the store stays still."""

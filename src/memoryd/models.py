@@ -244,8 +244,17 @@ class Memory(BaseModel):
 
 
 class ScoredMemory(BaseModel):
+    """A search hit. ``score`` ranks (the best hit is 1.0); ``similarity`` is absolute.
+
+    ``similarity`` is the cosine of the query's and the memory's vectors, the
+    same for a memory whatever else the search found: a low one says "nothing
+    relevant" where the relative score cannot. None when the query could not
+    be embedded.
+    """
+
     memory: Memory
     score: float
+    similarity: float | None = None
 
 
 class Message(BaseModel):

@@ -1,9 +1,10 @@
 """Export and import as JSON Lines, and re-embedding: moving memories losslessly.
 
-An export holds every memory in every state (ids, relations, history-relevant
-fields, timestamps to the microsecond) and the raw session messages. Vectors
-are not exported: they are derived data, re-computed on import with the
-importing store's model, which is also how a store changes models.
+An export holds every memory in every state (ids, relations, timestamps to
+the microsecond), every memory's history (so ``history`` and ``as_of``
+answer after an import as they did before), and the raw session messages.
+Vectors are not exported: they are derived data, re-computed on import with
+the importing store's model, which is also how a store changes models.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from memoryd.store.rows import from_us, to_us
 from memoryd.store.sqlite import RawMessage
 
 FORMAT = "memoryd-export"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 adds history records; version 1 files still import
+READABLE_VERSIONS = (1, 2)
 BATCH = 256
 # an export record nests four levels (line, memory, provenance or relations, relation);
 # a deeper line is not a record, and parsing one without a bound would exhaust the stack
@@ -45,6 +47,8 @@ def export_lines(service: MemoryService) -> Iterator[dict[str, Any]]:
     }
     for memory in service.store.iter_all(service.tenant_id, [service.space_id]):
         yield {"type": "memory", "memory": memory.to_json()}
+    for row in service.store.space_history(service.tenant_id, service.space_id):
+        yield {"type": "history", **row, "at": format_ts(from_us(row["at"]))}
     for message in service.session_messages():
         yield {
             "type": "message",
@@ -88,10 +92,45 @@ class _Message(BaseModel):
         )
 
 
-def _records(lines: Iterable[str]) -> Iterator[Memory | _Message]:
+class _History(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    memory_id: str
+    action: str
+    old: dict[str, Any] | None = None
+    new: dict[str, Any] | None = None
+    actor: str | None = None
+    at: datetime
+
+    def row(self, memory_id: str) -> dict[str, Any]:
+        return {**self.model_dump(), "memory_id": memory_id, "at": to_us(self.at)}
+
+
+Record = Memory | _Message | _History
+
+
+def _text_lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """Numbered lines; a file that is not UTF-8 text is an error naming the line."""
+    number = 0
+    iterator = iter(lines)
+    while True:
+        number += 1
+        try:
+            raw = next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError:
+            raise ValidationError(
+                f"line {number} is not UTF-8 text: this is not a {FORMAT} file "
+                "(import-file takes notes, documents and chat exports)"
+            ) from None
+        yield number, raw
+
+
+def _records(lines: Iterable[str]) -> Iterator[Record]:
     """Validated records of an export; the first bad line raises with its number."""
     seen_header = False
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _text_lines(lines):
         if not raw.strip():
             continue
         try:
@@ -108,8 +147,11 @@ def _records(lines: Iterable[str]) -> Iterator[Memory | _Message]:
         kind = line.get("type") if isinstance(line, dict) else None
         try:
             if kind == "header":
-                if line.get("format") != FORMAT or line.get("version") != FORMAT_VERSION:
-                    raise ValidationError(f"line {number}: not a {FORMAT} v{FORMAT_VERSION} file")
+                if line.get("format") != FORMAT or line.get("version") not in READABLE_VERSIONS:
+                    raise ValidationError(
+                        f"line {number}: not a {FORMAT} file of version "
+                        f"{' or '.join(map(str, READABLE_VERSIONS))}"
+                    )
                 seen_header = True
                 continue
             if not seen_header:
@@ -118,6 +160,8 @@ def _records(lines: Iterable[str]) -> Iterator[Memory | _Message]:
                 yield Memory.model_validate(line["memory"])
             elif kind == "message":
                 yield _Message.model_validate(line)
+            elif kind == "history":
+                yield _History.model_validate(line)
             else:
                 raise ValidationError(f"line {number}: unknown record type {kind!r}")
         except (KeyError, TypeError, PydanticValidationError) as exc:
@@ -149,23 +193,31 @@ def import_jsonl(
     is held here by another memory is skipped too and counted in
     ``key_conflicts`` (its slot already has a value in this store).
     """
-    for _ in _records(lines):
-        pass
+    with_history = {r.memory_id for r in _records(lines) if isinstance(r, _History)}
     lines.seek(0)
     stats = {"imported": 0, "skipped": 0, "key_conflicts": 0, "messages": 0}
     batch: list[Memory] = []
     messages: list[_Message] = []
+    history: list[dict[str, Any]] = []
+    imported: dict[str, str] = {}  # id in the file -> id here
     keys_here: set[str] = set()
     for record in _records(lines):
         if isinstance(record, _Message):
             messages.append(record)
             continue
+        if isinstance(record, _History):
+            if record.memory_id in imported:
+                history.append(record.row(imported[record.memory_id]))
+            continue
         store = service.store
         if store.get(service.tenant_id, [service.space_id], record.id) is not None:
             stats["skipped"] += 1
             continue
+        file_id = record.id
         if store.memory_id_taken(record.id):  # an id of another space: import as a new memory
             record.id = new_id()
+            if file_id in with_history:
+                with_history.add(record.id)
         if record.key and record.state is not State.DELETED:
             taken = record.key in keys_here or store.count(
                 service.tenant_id, [service.space_id], MemoryFilter(key=record.key)
@@ -175,11 +227,14 @@ def import_jsonl(
                 continue
             keys_here.add(record.key)
         record.tenant_id, record.space_id = service.tenant_id, service.space_id
+        imported[file_id] = record.id
         batch.append(record)
         stats["imported"] += 1
         if len(batch) >= BATCH:
-            _flush(service, batch, progress)
-    _flush(service, batch, progress)
+            _flush(service, batch, with_history, progress)
+    _flush(service, batch, with_history, progress)
+    if history:
+        service.store.add_history(service.tenant_id, service.space_id, history)
     if messages:
         with service.store.write() as conn:
             for m in messages:
@@ -195,11 +250,21 @@ def import_jsonl(
     return stats
 
 
-def _flush(service: MemoryService, batch: list[Memory], progress: Progress | None) -> None:
+def _flush(
+    service: MemoryService, batch: list[Memory], with_history: set[str], progress: Progress | None
+) -> None:
+    """Embed and insert a batch; memories that bring their history get no new ``create`` row."""
     if not batch:
         return
     vectors = service.embed([embedding_text(m) for m in batch])
-    service.store.insert_memories(batch, list(vectors), actor="import")
+    for created in (True, False):
+        part = [
+            (m, v) for m, v in zip(batch, vectors, strict=True) if created != (m.id in with_history)
+        ]
+        if part:
+            service.store.insert_memories(
+                [m for m, _ in part], [v for _, v in part], actor="import", created=created
+            )
     if progress:
         progress(len(batch))
     batch.clear()
@@ -239,5 +304,6 @@ def reindex(service: MemoryService, progress: Progress | None = None) -> int:
 
 
 def count_lines(path: Path) -> int:
-    with path.open(encoding="utf-8") as fh:
-        return sum(1 for line in fh if '"type": "memory"' in line)
+    """How many memory records a file holds (read as bytes: checking it is the import's job)."""
+    with path.open("rb") as fh:
+        return sum(1 for line in fh if b'"type": "memory"' in line)

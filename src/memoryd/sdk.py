@@ -1,19 +1,26 @@
 """The public Python API: ``Memory(path)`` is an embedded memory store.
 
 from memoryd import Memory
-mem = Memory("~/.memoryd")
+mem = Memory()                      # the default home, the one the CLI uses
 mem.add("I moved to Berlin in 2024")
 mem.search("where does the user live")[0].memory.content
+
+Every method takes ``user_id=`` (or the instance's default, ``Memory(user_id=…)``):
+each user is a tenant of the home with memories of its own (:mod:`memoryd.users`).
+Wrong arguments raise :class:`memoryd.ValidationError`, never a bare ``TypeError``.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from memoryd.embed import Embedder
+from memoryd.errors import ValidationError
+from memoryd.ingest.direct import build_direct_memory
 from memoryd.ingest.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
@@ -21,110 +28,193 @@ from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
 from memoryd.service import TASK_POLL_S, MemoryService
 from memoryd.store.filters import MemoryFilter
 
+# what a direct add may set: build_direct_memory's keywords, less what the store decides
+_ADD_FIELDS = frozenset(inspect.signature(build_direct_memory).parameters) - {
+    "content",
+    "tenant_id",
+    "space_id",
+}
+
+
+def check_options(
+    what: str, options: dict[str, Any], allowed: Callable[..., Any] | frozenset[str]
+) -> None:
+    """Unknown keyword arguments are a ValidationError naming the ones that exist."""
+    if callable(allowed):
+        params = inspect.signature(allowed).parameters
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return
+        names = frozenset(n for n, p in params.items() if p.kind is not p.POSITIONAL_ONLY)
+    else:
+        names = allowed
+    unknown = sorted(set(options) - names)
+    if unknown:
+        raise ValidationError(
+            f"{what}() got unknown option(s) {', '.join(unknown)}; "
+            f"it takes {', '.join(sorted(names))}"
+        )
+
 
 class Memory:
-    """An embedded memory store in a home directory (default: the XDG data dir)."""
+    """An embedded memory store in a home directory (default: the CLI's, see ``memoryd --help``)."""
 
     def __init__(
-        self, path: Path | str | None = None, *, embedder: Embedder | None = None, **settings: Any
+        self,
+        path: Path | str | None = None,
+        *,
+        user_id: str | None = None,
+        embedder: Embedder | None = None,
+        **settings: Any,
     ) -> None:
-        """``settings`` override the configured ones; ``embedder`` replaces the configured model."""
+        """``settings`` override the configured ones; ``embedder`` replaces the configured model.
+
+        ``user_id`` is the user every call acts for unless it names another.
+        """
         from memoryd.config import load_settings
 
         self.service = MemoryService(settings=load_settings(path, **settings), embedder=embedder)
+        self._users: dict[str, MemoryService] = {}
+        self.user_id = user_id
+        if user_id is not None:
+            self._as(user_id)  # a bad id fails here, not on the first call
+
+    def _as(self, user_id: str | None) -> MemoryService:
+        """The service for ``user_id`` (the instance's default user when None)."""
+        user = self.user_id if user_id is None else user_id
+        if user is None:
+            return self.service
+        if user not in self._users:
+            self._users[user] = self.service.for_user(user)
+        return self._users[user]
 
     # writes
-    def add(self, content: str, **fields: Any) -> MemoryRecord:
-        return self.service.add(content, **fields)
+    def add(self, content: str, *, user_id: str | None = None, **fields: Any) -> MemoryRecord:
+        """Remember ``content`` now; the same content again returns the memory that holds it."""
+        check_options("add", fields, _ADD_FIELDS)
+        return self._as(user_id).add(content, **fields)
 
-    def update(self, memory_id: str, **fields: Any) -> MemoryRecord:
-        return self.service.update(memory_id, **fields)
+    def update(self, memory_id: str, *, user_id: str | None = None, **fields: Any) -> MemoryRecord:
+        return self._as(user_id).update(memory_id, **fields)
 
-    def delete(self, memory_id: str) -> None:
-        self.service.delete(memory_id)
+    def delete(self, memory_id: str, *, user_id: str | None = None) -> None:
+        self._as(user_id).delete(memory_id)
 
     def batch_delete(
-        self, ids: Sequence[str] | None = None, confirm: bool = False, **filter_fields: Any
+        self,
+        ids: Sequence[str] | None = None,
+        confirm: bool = False,
+        *,
+        user_id: str | None = None,
+        **filter_fields: Any,
     ) -> dict[str, Any]:
+        check_options("batch_delete", filter_fields, MemoryFilter)
         f = MemoryFilter(**filter_fields) if filter_fields else None
-        return self.service.batch_delete(ids=ids, filter=f, confirm=confirm)
+        return self._as(user_id).batch_delete(ids=ids, filter=f, confirm=confirm)
 
-    def delete_all(self, confirm: bool = False) -> dict[str, int]:
-        return self.service.delete_all(confirm=confirm)
+    def delete_all(self, confirm: bool = False, *, user_id: str | None = None) -> dict[str, int]:
+        return self._as(user_id).delete_all(confirm=confirm)
 
-    def ingest(self, messages: Sequence[Message | dict[str, Any]], **options: Any) -> IngestResult:
-        return self.service.ingest(messages, **options)
+    def ingest(
+        self,
+        messages: Sequence[Message | dict[str, Any]],
+        *,
+        user_id: str | None = None,
+        **options: Any,
+    ) -> IngestResult:
+        check_options("ingest", options, MemoryService.ingest)
+        return self._as(user_id).ingest(messages, **options)
 
-    def mark_noise(self, memory_id: str) -> None:
+    def mark_noise(self, memory_id: str, *, user_id: str | None = None) -> None:
         """Delete a memory that is chatter and teach the noise filter to drop its like."""
-        self.service.mark_noise(memory_id)
+        self._as(user_id).mark_noise(memory_id)
 
-    def task(self, task_id: str) -> dict[str, Any]:
+    def task(self, task_id: str, *, user_id: str | None = None) -> dict[str, Any]:
         """The status of an ingest task (smart ones run in the background)."""
-        return self.service.task(task_id)
+        return self._as(user_id).task(task_id)
 
-    def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
-        return self.service.wait_for_task(task_id, timeout_s)
+    def wait_for_task(
+        self, task_id: str, timeout_s: float = 60.0, *, user_id: str | None = None
+    ) -> dict[str, Any]:
+        return self._as(user_id).wait_for_task(task_id, timeout_s)
 
     # file import
-    def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
+    def import_file(
+        self, path: Path | str, *, user_id: str | None = None, **options: Any
+    ) -> dict[str, Any]:
         """Queue the import of a file (text, Markdown, PDF, chat export); its ImportTask.
 
         ``options``: strategy, file_type, post_process, force, agent_id.
         """
         from memoryd.imports.service import Imports, read_upload
 
-        data, name = read_upload(path, self.service.settings.max_import_bytes)
-        return Imports(self.service).create(data, name, **options)
+        svc = self._as(user_id)
+        check_options("import_file", options, Imports.create)
+        data, name = read_upload(path, svc.settings.max_import_bytes)
+        return Imports(svc).create(data, name, **options)
 
-    def import_task(self, import_id: str) -> dict[str, Any]:
+    def import_task(self, import_id: str, *, user_id: str | None = None) -> dict[str, Any]:
         from memoryd.imports.service import Imports
 
-        return Imports(self.service).get(import_id)
+        return Imports(self._as(user_id)).get(import_id)
 
-    def wait_for_import(self, import_id: str, timeout_s: float = 300.0) -> dict[str, Any]:
-        return wait_until_done(self.import_task, import_id, timeout_s, TASK_POLL_S)
+    def wait_for_import(
+        self, import_id: str, timeout_s: float = 300.0, *, user_id: str | None = None
+    ) -> dict[str, Any]:
+        return wait_until_done(
+            lambda i: self.import_task(i, user_id=user_id), import_id, timeout_s, TASK_POLL_S
+        )
 
-    def rollback_import(self, import_id: str) -> dict[str, Any]:
+    def rollback_import(self, import_id: str, *, user_id: str | None = None) -> dict[str, Any]:
         """Remove what an import created and restore what it changed."""
         from memoryd.imports.service import Imports
 
-        return Imports(self.service).rollback(import_id)
+        return Imports(self._as(user_id)).rollback(import_id)
 
     # reads
-    def get(self, memory_id: str) -> MemoryRecord:
-        return self.service.get(memory_id)
+    def get(self, memory_id: str, *, user_id: str | None = None) -> MemoryRecord:
+        return self._as(user_id).get(memory_id)
 
-    def list(self, **filters: Any) -> builtins.list[MemoryRecord]:
-        return self.service.list_memories(**filters)[0]
+    def list(self, *, user_id: str | None = None, **filters: Any) -> builtins.list[MemoryRecord]:
+        check_options("list", filters, MemoryService.list_memories)
+        return self._as(user_id).list_memories(**filters)[0]
 
-    def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]:
-        return self.service.search(query, **options).results
+    def search(
+        self, query: str, *, user_id: str | None = None, **options: Any
+    ) -> builtins.list[ScoredMemory]:
+        check_options("search", options, MemoryService.search)
+        return self._as(user_id).search(query, **options).results
 
-    def explain(self, query: str, **options: Any) -> SearchResponse:
+    def explain(self, query: str, *, user_id: str | None = None, **options: Any) -> SearchResponse:
         """Search with the per-stage trace."""
-        return self.service.search(query, include_trace=True, **options)
+        check_options("explain", options, MemoryService.search)
+        return self._as(user_id).search(query, **{**options, "include_trace": True})
 
-    def history(self, memory_id: str) -> builtins.list[dict[str, Any]]:
-        return self.service.history(memory_id)
+    def history(
+        self, memory_id: str, *, user_id: str | None = None
+    ) -> builtins.list[dict[str, Any]]:
+        return self._as(user_id).history(memory_id)
 
-    def stats(self) -> dict[str, Any]:
-        return self.service.stats()
+    def stats(self, *, user_id: str | None = None) -> dict[str, Any]:
+        return self._as(user_id).stats()
 
-    def profile(self, query: str | None = None) -> dict[str, Any]:
+    def profile(self, query: str | None = None, *, user_id: str | None = None) -> dict[str, Any]:
         """The synthesized user profile: stable facts and recent context (reference §4.11)."""
         from memoryd.profile import build_profile
 
-        return build_profile(self.service, query)
+        return build_profile(self._as(user_id), query)
 
     # portability
-    def export(self, path: Path | str, progress: Progress | None = None) -> int:
+    def export(
+        self, path: Path | str, progress: Progress | None = None, *, user_id: str | None = None
+    ) -> int:
         with Path(path).open("w", encoding="utf-8") as out:
-            return export_jsonl(self.service, out, progress)
+            return export_jsonl(self._as(user_id), out, progress)
 
-    def import_(self, path: Path | str, progress: Progress | None = None) -> dict[str, int]:
+    def import_(
+        self, path: Path | str, progress: Progress | None = None, *, user_id: str | None = None
+    ) -> dict[str, int]:
         with Path(path).open(encoding="utf-8") as lines:
-            return import_jsonl(self.service, lines, progress)
+            return import_jsonl(self._as(user_id), lines, progress)
 
     def reindex(self, progress: Progress | None = None) -> int:
         return reindex(self.service, progress)

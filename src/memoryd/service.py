@@ -21,13 +21,19 @@ from memoryd.config import Settings, load_settings
 from memoryd.embed import Embedder
 from memoryd.engine import Engine
 from memoryd.errors import NotFoundError, ValidationError
+from memoryd.ids import resolve_id
 from memoryd.ingest.capture import capture
 from memoryd.ingest.conversation import embedding_text
 from memoryd.ingest.direct import (
+    INHERITED_FIELDS,
     UPSERT_FIELDS,
     build_direct_memory,
     check_id,
+    check_int,
     check_tags,
+    check_time,
+    check_unit,
+    derived_fields,
     parse_changes,
     parse_enum,
 )
@@ -39,12 +45,13 @@ from memoryd.models import (
     Memory,
     MemoryType,
     Message,
+    Relation,
+    RelationType,
     SearchResponse,
     State,
     Tier,
     parse_ts,
     personal_space,
-    to_utc,
     utcnow,
 )
 from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest
@@ -53,6 +60,8 @@ from memoryd.stats import Stats
 from memoryd.store import MemoryFilter
 from memoryd.tenancy.sharing import Sharing
 from memoryd.tenancy.spaces import Spaces
+from memoryd.users import LOCAL_TENANT as LOCAL_TENANT
+from memoryd.users import user_tenant
 
 if TYPE_CHECKING:
     from memoryd.ingest.smart import SmartIngest
@@ -60,13 +69,14 @@ from memoryd.store.rows import to_us
 
 log = logging.getLogger(__name__)
 
-LOCAL_TENANT = "local"
 MAX_LIMIT = 1000
 MAX_OFFSET = 10**12
 TASK_POLL_S = 0.05
 Progress = Callable[[int, int], None]
 # the span in which a fact held: a memory whose span is empty would never be live
 VALIDITY = ("valid_from", "valid_to")
+# nearest neighbours of a new direct memory checked for the same content (same text, same vector)
+REPEAT_PROBE = 8
 
 
 class MemoryService:
@@ -105,6 +115,12 @@ class MemoryService:
         """Copies between spaces, as this tenant."""
         return Sharing(self.engine, self.tenant_id)
 
+    def for_user(self, user_id: str) -> MemoryService:
+        """The same engine seen as a user's tenant, made on first use (see memoryd.users)."""
+        tenant_id = user_tenant(user_id)
+        self.store.ensure_tenant(tenant_id, user_id, personal_space(tenant_id))
+        return self.for_tenant(tenant_id)
+
     @property
     def embedder(self) -> Embedder:
         return self.engine.embedder
@@ -130,46 +146,106 @@ class MemoryService:
     def add(
         self, content: str, *, key: str | None = None, replaces: str | None = None, **fields: Any
     ) -> Memory:
-        """Store one memory now. With ``key``, replace the memory that holds that key.
+        """Store one memory now.
 
-        A direct memory that changes a known fact supersedes it, with history:
-        the memory named by ``replaces``, or else the one whose slot its words
-        fill ("I live in Munich" after "I live in Berlin").
+        With ``key``, the new memory supersedes the one holding that key (which
+        stays reachable ``as_of`` its time). A direct memory that changes a known
+        fact supersedes it too, with history: the memory named by ``replaces``,
+        or else the one whose slot its words fill ("I live in Munich" after "I
+        live in Berlin"). Content already held by a direct memory (or by the
+        key) is a repeat: that memory is returned, recalled once more.
         """
         memory = build_direct_memory(
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
         if replaces is not None and (key or memory.memory_type is not MemoryType.PINNED):
             raise ValidationError("replaces applies to a direct memory without a key")
+        vector = self.embed([memory.content])[0]
         if key:
-            existing, _ = self.store.list_memories(
-                self.tenant_id, [self.space_id], MemoryFilter(key=key), limit=1
+            current = self._slot_holder(key)
+        elif memory.memory_type is MemoryType.PINNED and replaces is None:
+            current = self._same_content(memory, vector)  # a direct add, not a distilled fact
+        else:
+            current = None
+        if current is not None and current.content == memory.content:
+            if key:  # the slot's value again: other fields given are still changes
+                given = {k: getattr(memory, k) for k in UPSERT_FIELDS if fields.get(k) is not None}
+                current = self.update(current.id, **given)
+            self.store.touch([current.id], to_us(utcnow()) or 0)
+            return self.get(current.id)
+        if key and current is not None:
+            kept = {k: getattr(current, k) for k in INHERITED_FIELDS if fields.get(k) is None}
+            supersedes = Relation(relation_type=RelationType.SUPERSEDES, target_id=current.id)
+            memory = memory.model_copy(
+                update={**kept, "relations": [*memory.relations, supersedes]}
             )
-            if existing:
-                changes = {
-                    k: getattr(memory, k) for k in UPSERT_FIELDS if k in fields or k == "content"
-                }
-                return self.update(existing[0].id, **changes)
+            return self.store.supersede(current, memory, vector, actor=memory.agent_id)
         from memoryd.ingest.apply import store_direct  # the slow path's slot rules
 
         old = self.get(replaces) if replaces is not None else None
-        return store_direct(self, memory, self.embed([memory.content])[0], old)
+        return store_direct(self, memory, vector, old)
+
+    def _slot_holder(self, key: str) -> Memory | None:
+        """The memory that holds ``key`` now (the latest value of the slot)."""
+        found, _ = self.store.list_memories(
+            self.tenant_id, [self.space_id], MemoryFilter(key=key, live_at=utcnow()), limit=1
+        )
+        return found[0] if found else None
+
+    def _same_content(self, memory: Memory, vector: npt.NDArray[np.float32]) -> Memory | None:
+        """A live direct memory with exactly this content, found by its (identical) vector."""
+        now = utcnow()
+        rowids = self.store.vector_search(
+            self.tenant_id, self.space_id, vector, REPEAT_PROBE, MemoryFilter(live_at=now)
+        )
+        for candidate in self.store.by_rowids([r for r, _ in rowids]).values():
+            if (
+                candidate.content == memory.content
+                and candidate.memory_type is MemoryType.PINNED
+                and candidate.state is State.ACTIVE
+                and candidate.is_live(now)
+            ):
+                return candidate
+        return None
+
+    def resolve_id(self, memory_id: Any, spaces: Sequence[str] | None = None) -> str:
+        """The full id of a memory from its id or any unique prefix of it (4+ characters)."""
+        where = self.spaces.readable_spaces() if spaces is None else spaces
+        return resolve_id(
+            "memory",
+            memory_id,
+            lambda prefix, n: self.store.memory_ids_like(self.tenant_id, where, prefix, n),
+        )
 
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
-        return self.spaces.get(memory_id)
+        spaces = self.spaces.readable_spaces()
+        memory = self.store.get(self.tenant_id, spaces, self.resolve_id(memory_id, spaces))
+        if memory is None:
+            raise NotFoundError(f"memory {memory_id}")
+        return memory
 
     def update(self, memory_id: str, **fields: Any) -> Memory:
-        """Change fields of a memory; new content is re-embedded before anything is written."""
-        check_id(memory_id)
-        changes = parse_changes(fields)
+        """Change fields of a memory; new content is re-embedded before anything is written.
+
+        Values equal to the current ones are no change: a call that changes
+        nothing writes nothing (no history row, no new version).
+        """
+        parsed = parse_changes(fields)
+        memory_id = self.resolve_id(memory_id, [self.space_id])
+        current = self.store.get(self.tenant_id, [self.space_id], memory_id)
+        if current is None:
+            raise NotFoundError(f"memory {memory_id}")
+        changes = {k: v for k, v in parsed.items() if getattr(current, k, None) != v}
+        if not changes:
+            return current
         vector = None
-        current = self.get(memory_id) if changes.keys() & {"content", *VALIDITY} else None
-        if current is not None and changes.keys() & VALIDITY:
+        if changes.keys() & VALIDITY:
             start, end = (_time(n, changes.get(n, getattr(current, n))) for n in VALIDITY)
             if start is not None and end is not None and end <= start:
                 raise ValidationError("valid_to must be after valid_from")
-        if current is not None and "content" in changes:
+        if "content" in changes:
+            changes = {**derived_fields(current, changes["content"]), **changes}
             vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
         action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
         return self.store.update_memory(
@@ -182,8 +258,7 @@ class MemoryService:
         Only memories of the personal space: a copy in a team space is withdrawn
         by unsharing it, so one member cannot delete what the space holds.
         """
-        if self.store.get(self.tenant_id, [self.space_id], check_id(memory_id)) is None:
-            raise NotFoundError(f"memory {memory_id}")
+        memory_id = self.resolve_id(memory_id, [self.space_id])
         self.store.set_state_where(
             self.tenant_id, [self.space_id], MemoryFilter(ids=[memory_id]), State.DELETED
         )
@@ -196,7 +271,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """By ids (unknown ones skipped), or by filter: a dry run unless ``confirm``."""
         if ids:
-            found = MemoryFilter(ids=[check_id(i) for i in ids])
+            found = MemoryFilter(ids=[self.expand_id(i, [self.space_id]) for i in ids])
             n = self.store.set_state_where(self.tenant_id, [self.space_id], found, State.DELETED)
             return {"deleted": n, "mode": "ids"}
         if filter is None:
@@ -205,6 +280,14 @@ class MemoryService:
             return {"would_delete": self.store.count(self.tenant_id, [self.space_id], filter)}
         n = self.store.set_state_where(self.tenant_id, [self.space_id], filter, State.DELETED)
         return {"deleted": n, "mode": "filter"}
+
+    def expand_id(self, memory_id: Any, spaces: Sequence[str] | None = None) -> str:
+        """The full id of a prefix; an id that matches nothing as it is, for the caller
+        to judge (batch deletes skip unknown ids; sharing looks in spaces of its own)."""
+        try:
+            return self.resolve_id(memory_id, spaces)
+        except NotFoundError:
+            return check_id(memory_id)
 
     def delete_all(self, confirm: bool = False) -> dict[str, int]:
         """Everything in the personal space; refused without ``confirm``."""
@@ -231,8 +314,8 @@ class MemoryService:
         tags: Any = None,
     ) -> tuple[list[Memory], int]:
         """Memories by the reference's list filters. Session turns only when asked for."""
-        if not 0 <= offset <= MAX_OFFSET or not 0 <= limit <= MAX_LIMIT:
-            raise ValidationError(f"limit must be 0..{MAX_LIMIT} and offset 0..{MAX_OFFSET}")
+        check_int("limit", limit, 0, MAX_LIMIT)
+        check_int("offset", offset, 0, MAX_OFFSET)
         f = MemoryFilter(
             memory_type=[parse_enum(MemoryType, memory_type)] if memory_type else None,
             state=[parse_enum(State, state)] if state else None,
@@ -246,8 +329,7 @@ class MemoryService:
         )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
-        self.get(memory_id)
-        return self.store.history(memory_id)
+        return self.store.history(self.get(memory_id).id)
 
     # ------------------------------------------------------------------ search
     def search(
@@ -256,6 +338,7 @@ class MemoryService:
         *,
         limit: int = DEFAULT_LIMIT,
         min_score: float | None = None,
+        min_similarity: float | None = None,
         scope: str | None = None,
         tags: Any = None,
         source: str | None = None,
@@ -263,16 +346,19 @@ class MemoryService:
         category: str | Category | None = None,
         memory_type: str | MemoryType | None = None,
         session_id: str | None = None,
-        created_after: datetime | None = None,
-        created_before: datetime | None = None,
-        as_of: datetime | None = None,
-        now: datetime | None = None,
+        created_after: datetime | str | None = None,
+        created_before: datetime | str | None = None,
+        as_of: datetime | str | None = None,
+        now: datetime | str | None = None,
         include_trace: bool = False,
         config: SearchConfig = DEFAULT_RECIPE,
         touch: bool = True,
         spaces: str | Sequence[str] | None = None,
     ) -> SearchResponse:
-        """Hybrid search over the memories valid now (or at ``as_of``).
+        """Hybrid search over the active memories valid now (or at ``as_of``).
+
+        ``min_score`` is relative (stage 4, before decay and the other weights);
+        ``min_similarity`` drops results whose cosine similarity to the query is lower.
 
         ``spaces`` is ``"all"`` (the default: every space the tenant belongs
         to), or space ids, comma-separated or as a list; each space is searched
@@ -280,11 +366,10 @@ class MemoryService:
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query parameter 'q' is required")
-        if not 1 <= limit <= MAX_LIMIT:
-            raise ValidationError(f"limit must be between 1 and {MAX_LIMIT}")
-        if min_score is not None and not 0.0 <= min_score <= 1.0:
-            raise ValidationError("min_score must be between 0 and 1")
-        now = to_utc(now) if now else utcnow()
+        check_int("limit", limit, 1, MAX_LIMIT)
+        if min_score is not None:
+            min_score = check_unit("min_score", min_score, 0.0)
+        now = check_time("now", now) or utcnow()
         f = MemoryFilter(
             scope=scope,
             tags=check_tags(tags) or None,
@@ -293,9 +378,9 @@ class MemoryService:
             session_id=session_id,
             category=[parse_enum(Category, category)] if category else None,
             memory_type=[parse_enum(MemoryType, memory_type)] if memory_type else None,
-            created_after=created_after,
-            created_before=created_before,
-            as_of=to_utc(as_of) if as_of else None,
+            created_after=check_time("created_after", created_after),
+            created_before=check_time("created_before", created_before),
+            as_of=check_time("as_of", as_of),
             live_at=now,
         )
         request = SearchRequest(
@@ -308,6 +393,11 @@ class MemoryService:
             config=config,
         )
         response = self.retriever.search(self.tenant_id, self.spaces.space_refs(spaces), request)
+        if min_similarity is not None:  # absolute: applied to the ranked results, last
+            floor = check_unit("min_similarity", min_similarity, 0.0)
+            response.results = [
+                r for r in response.results if r.similarity is None or r.similarity >= floor
+            ]
         if touch and response.results:
             self.engine.touch([r.memory.id for r in response.results], to_us(utcnow()) or 0)
         return response
@@ -358,7 +448,8 @@ class MemoryService:
 
     def mark_noise(self, memory_id: str) -> None:
         """Teach the noise filter: this memory was chatter. It is deleted and its vector kept."""
-        memory = self.store.get(self.tenant_id, [self.space_id], check_id(memory_id))
+        memory_id = self.resolve_id(memory_id, [self.space_id])
+        memory = self.store.get(self.tenant_id, [self.space_id], memory_id)
         if memory is None:
             raise NotFoundError(f"memory {memory_id}")
         vector = self.store.get_vector(memory.id)
@@ -374,7 +465,14 @@ class MemoryService:
 
     def task(self, task_id: str) -> dict[str, Any]:
         """The status of a background task (a conversation ingest) of this tenant."""
-        task = self.store.get_task(self.tenant_id, check_id(task_id))
+        task_id = resolve_id(
+            "task",
+            task_id,
+            lambda prefix, n: self.store.ids_with_prefix(
+                "tasks", "id", prefix, "tenant_id = ?", [self.tenant_id], n
+            ),
+        )
+        task = self.store.get_task(self.tenant_id, task_id)
         if task is None:
             raise NotFoundError(f"task {task_id}")
         return task

@@ -64,7 +64,11 @@ class Stats(TenantScope):
         }
         return {
             "total": totals["total"],
-            **{key: self.store.count_by(self.me, spaces, col) for key, col in groups.items()},
+            # by_state counts deleted memories too: the one place a soft delete is visible
+            **{
+                key: self.store.count_by(self.me, spaces, col, deleted=col == "state")
+                for key, col in groups.items()
+            },
             "timeline": [
                 {"date": day, "count": sum(kinds.values()), "by_type": kinds}
                 for day, kinds in timeline.items()

@@ -186,12 +186,18 @@ def test_update_forget_history_stats(tmp_path: Path) -> None:
     assert updated["tags"] == ["city", "home"]
     assert updated["version"] == 2
 
-    out = ok(home, "update", first["id"], "--importance", "0.8", "--state", "archived").out
-    assert f"updated {first['id']}" in out
-
     # the new content is what search finds
     found = ok_json(home, "search", "Lisbon")["results"]
     assert found[0]["memory"]["id"] == first["id"]
+
+    out = ok(home, "update", first["id"], "--importance", "0.8", "--state", "archived").out
+    assert f"updated {first['id']}" in out
+    # archived: kept and listed, but out of search
+    assert first["id"] not in [
+        r["memory"]["id"] for r in ok_json(home, "search", "Lisbon")["results"]
+    ]
+    archived = ok_json(home, "list", "--state", "archived")["memories"]
+    assert [m["id"] for m in archived] == [first["id"]]
 
     history = ok_json(home, "history", first["id"])
     assert [h["action"] for h in history] == ["create", "update", "update"]
@@ -221,7 +227,7 @@ def test_update_forget_history_stats(tmp_path: Path) -> None:
 
     stats = ok_json(home, "stats")
     assert stats["total"] == 1
-    assert stats["by_state"] == {"archived": 1}
+    assert stats["by_state"] == {"archived": 1, "deleted": 1}  # deleted ones are counted here
     assert stats["by_category"] == {"profile": 1}
     assert stats["by_type"] == {"pinned": 1}
     assert stats["embedding_model"] == "all-MiniLM-L6-v2-onnx-int8"
@@ -229,8 +235,9 @@ def test_update_forget_history_stats(tmp_path: Path) -> None:
 
     human_stats = ok(home, "stats").out
     assert "total" in human_stats
-    assert "by_state" in human_stats
-    assert '"archived": 1' in human_stats
+    state_rows = [line.split("│")[1:4] for line in human_stats.splitlines() if "archived" in line]
+    assert [[cell.strip() for cell in row] for row in state_rows] == [["state", "archived", "1"]]
+    assert "{" not in human_stats  # tables, not JSON in cells
 
 
 def test_forget_human(tmp_path: Path) -> None:
@@ -240,12 +247,26 @@ def test_forget_human(tmp_path: Path) -> None:
     assert "no memories matched" in ok(home, "search", "temporary note").out
 
 
-def test_key_upserts_one_memory(tmp_path: Path) -> None:
+def test_key_upsert_replaces_and_says_so(tmp_path: Path) -> None:
     home = tmp_path / "home"
     first = ok_json(home, "add", "I drive a Volvo", "--key", "car")
-    second = ok_json(home, "add", "I drive a Tesla", "--key", "car")
-    assert second["id"] == first["id"]
-    assert second["content"] == "I drive a Tesla"
+    out = ok(home, "add", "I drive a Tesla", "--key", "car").out
+    assert f"replaced {first['id']} with " in out and "(key car)" in out
+    second_id = out.split(" with ")[1].split()[0]
+    assert ok_json(home, "get", second_id)["content"] == "I drive a Tesla"
+    assert ok_json(home, "get", first["id"])["superseded_by"] == second_id
+    assert [h["action"] for h in ok_json(home, "history", first["id"])] == ["create", "supersede"]
+    found = ok_json(home, "search", "which car")["results"]
+    assert [r["memory"]["id"] for r in found] == [second_id]
+
+
+def test_the_same_text_twice_is_one_memory(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    first = ok_json(home, "add", "My locker code is 4711")
+    out = ok(home, "add", "My locker code is 4711").out
+    assert out.split() == ["already", "remembered", first["id"]]
+    again = ok_json(home, "add", "My locker code is 4711")
+    assert again["id"] == first["id"] and again["access_count"] == 2
     assert ok_json(home, "list")["total_count"] == 1
 
 
@@ -278,7 +299,7 @@ def test_add_empty_content(tmp_path: Path) -> None:
 
 def test_add_bogus_category_names_the_allowed_values(tmp_path: Path) -> None:
     result = run(tmp_path / "home", "add", "x", "--category", "bogus")
-    assert result.code == 1
+    assert result.code == 2  # a malformed option
     assert "bogus" in result.err
     for allowed in ("profile", "preferences", "entities", "events", "cases", "patterns"):
         assert allowed in result.err
@@ -286,7 +307,7 @@ def test_add_bogus_category_names_the_allowed_values(tmp_path: Path) -> None:
 
 def test_json_errors_are_an_error_object(tmp_path: Path) -> None:
     result = run(tmp_path / "home", "--json", "add", "x", "--category", "bogus")
-    assert result.code == 1
+    assert result.code == 2
     data = result.json()
     assert set(data) == {"error"}
     assert set(data["error"]) == {"code", "message"}
@@ -297,7 +318,8 @@ def test_json_errors_are_an_error_object(tmp_path: Path) -> None:
 def test_bad_date_is_a_usage_error(tmp_path: Path) -> None:
     result = run(tmp_path / "home", "add", "x", "--valid-from", "yesterday-ish")
     assert result.code == 2
-    assert "--valid-from must be an ISO date" in result.err
+    assert "Invalid value for '--valid-from'" in result.err
+    assert "not an ISO 8601 date" in result.err
 
 
 # ---------------------------------------------------------------------- --home

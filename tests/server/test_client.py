@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from server_harness import RunningServer
 
-from memoryd import Memory, NotFoundError, RemoteMemory, ValidationError
+from memoryd import (
+    AsyncMemory,
+    AsyncRemoteMemory,
+    Memory,
+    NotFoundError,
+    RemoteMemory,
+    ValidationError,
+)
 from memoryd.client import ServerError
 from memoryd.embed.local import LocalEmbedder
 from memoryd.errors import UnauthorizedError
@@ -102,3 +111,87 @@ def test_remote_errors(server: RunningServer, alice: TenantClient, tmp_path: Pat
         assert (
             error.value.code == "not_found" and error.value.message == "not found: memory missing"
         )
+
+
+async def _async_script(mem: AsyncMemory | AsyncRemoteMemory, tmp: Path) -> dict[str, Any]:
+    """``_script``, step for step, through the asyncio SDK."""
+    berlin = await mem.add("I moved to Berlin in 2024", category="profile", tags=["city"])
+    await mem.add("I prefer dark roast coffee", importance=0.7)
+    ingested = await mem.ingest(
+        [
+            {"role": "user", "content": "I just bought a new bicycle"},
+            {"role": "assistant", "content": "Nice! What kind?"},
+        ],
+        session_id="chat-42",
+    )
+    out: dict[str, Any] = {
+        "stored": ingested.stored_count,
+        "ingested_ids": len(ingested.memory_ids),
+        "top": (await mem.search("where does the user live", limit=5))[0].memory.content,
+        "trace": [s.name for s in ((await mem.explain("bicycle")).trace or _no_trace()).stages],
+    }
+    smart = await mem.ingest(
+        [{"role": "user", "content": "I prefer green tea. Hi! I usually swim on Sundays."}],
+        session_id="chat-43",
+        mode="smart",
+    )
+    done = await mem.wait_for_task(smart.task_id)
+    out["smart"] = (done["status"], done["facts_extracted"], done["decisions"])
+    swim = next(m for m in await mem.list(memory_type="insight") if "swim" in m.content)
+    await mem.mark_noise(swim.id)
+    out["after_noise"] = sorted(m.content for m in await mem.list(memory_type="insight"))
+    updated = await mem.update(berlin.id, content="I moved to Lisbon in 2025")
+    out["updated"] = (updated.content, updated.version)
+    out["get"] = (await mem.get(berlin.id)).content
+    out["history"] = [h["action"] for h in await mem.history(berlin.id)]
+    out["list"] = sorted(m.content for m in await mem.list())
+    out["sessions"] = len(await mem.list(memory_type="session"))
+    out["stats_total"] = (await mem.stats())["total"]
+    out["exported"] = await mem.export(tmp / "export.jsonl")
+    out["reimport"] = await mem.import_(tmp / "export.jsonl")
+    out["dry_run"] = await mem.batch_delete(tags=["city"])
+    with pytest.raises(ValidationError):
+        await mem.add("")
+    with pytest.raises(NotFoundError):
+        await mem.get("no-such-id")
+    with pytest.raises(ValidationError):
+        await mem.delete_all()
+    await mem.delete(berlin.id)
+    out["deleted_state"] = (await mem.get(berlin.id)).state.value
+    out["delete_all"] = await mem.delete_all(confirm=True)
+    return out
+
+
+def test_asyncio_clients_agree_with_the_sync_ones(
+    server: RunningServer,
+    make_tenant: Callable[..., TenantClient],
+    tmp_path: Path,
+    embedder: LocalEmbedder,
+) -> None:
+    for name in ("sync", "async-local", "async-remote"):
+        (tmp_path / name).mkdir()
+    with Memory(tmp_path / "home-sync", embedder=embedder) as local:
+        expected = _script(local, tmp_path / "sync")
+
+    async def both() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with AsyncMemory(tmp_path / "home-async", embedder=embedder) as mem:
+            embedded = await _async_script(mem, tmp_path / "async-local")
+        async with AsyncRemoteMemory(server.url, make_tenant("async").key) as remote:
+            served = await _async_script(remote, tmp_path / "async-remote")
+        return embedded, served
+
+    embedded, served = asyncio.run(both())
+    assert embedded == expected
+    assert served == expected
+
+
+def test_remote_clients_check_messages_and_user_ids(
+    server: RunningServer, alice: TenantClient
+) -> None:
+    with RemoteMemory(server.url, alice.key) as mem:
+        with pytest.raises(ValidationError, match="messages must be a list"):
+            mem.ingest("hello")  # type: ignore[arg-type]
+        with pytest.raises(ValidationError, match="limit"):
+            mem.search("x", limit="five")
+        with pytest.raises(ValidationError, match="each user is a tenant"):
+            mem.add("x", user_id="bob")

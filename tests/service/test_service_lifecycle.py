@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from memoryd.embed.local import LocalEmbedder
-from memoryd.models import MemoryType, State, Tier
+from memoryd.models import MemoryType, RelationType, State, Tier, utcnow
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 
@@ -137,27 +137,52 @@ def test_update_without_content_keeps_the_vector(service: MemoryService) -> None
     assert service.get(dog).tags == ["pets"]
 
 
-def test_key_upsert_keeps_one_memory(service: MemoryService) -> None:
+def test_key_upsert_supersedes_the_slot_holder(service: MemoryService) -> None:
+    """A new value for a key is a change with history: the old value stays reachable as of then."""
     _seed(service)
     first = service.add("I live in Berlin", key="home-city", tags=["home"])
+    between = utcnow()
     second = service.add("I live in Hamburg", key="home-city")
-    assert second.id == first.id
-    assert second.version == 2
+    assert second.id != first.id
     assert second.content == "I live in Hamburg"
-    assert second.tags == ["home"]  # fields not given are kept
+    assert second.tags == ["home"]  # fields not given are kept from the old value
+    assert [(r.relation_type, r.target_id) for r in second.relations] == [
+        (RelationType.SUPERSEDES, first.id)
+    ]
+    old = service.get(first.id)
+    assert old.superseded_by == second.id and old.invalidated_at is not None
+    assert old.key is None  # the slot is held by the new value
+    assert [h["action"] for h in service.history(first.id)] == ["create", "supersede"]
     rows, _ = service.list_memories(limit=100)
-    assert [m.id for m in rows if m.key == "home-city"] == [first.id]
-    assert len(rows) == len(BACKGROUND) + 1
-    assert [h["action"] for h in service.history(first.id)] == ["create", "update"]
+    assert [m.id for m in rows if m.key == "home-city"] == [second.id]
     hits = _hits(service, "where do I live")
-    assert hits[0] == first.id
-    assert service.search("Berlin", touch=False).results[0].memory.content != "I live in Berlin"
+    assert hits[0] == second.id and first.id not in hits
+    assert _hits(service, "where do I live", as_of=between)[0] == first.id
+
+    # the same value again is a repeat: the holder, recalled once more, no new row
+    again = service.add("I live in Hamburg", key="home-city")
+    assert again.id == second.id and again.access_count == second.access_count + 1
+    assert [h["action"] for h in service.history(second.id)] == ["create"]
 
     # once the slot's memory is deleted, the key is free for a new one
-    service.delete(first.id)
+    service.delete(second.id)
     third = service.add("I live in Munich", key="home-city")
-    assert third.id != first.id and third.version == 1
-    assert service.get(first.id).state is State.DELETED
+    assert third.id != second.id and third.version == 1 and not third.relations
+    assert service.get(second.id).state is State.DELETED
+
+
+def test_same_content_twice_is_one_memory(service: MemoryService) -> None:
+    _seed(service)
+    first = service.add("My locker code is 4711")
+    second = service.add("My locker code is 4711", tags=["ignored"])
+    assert second.id == first.id
+    assert second.access_count == first.access_count + 1
+    assert second.tags == []  # a repeat changes nothing; update the memory to change it
+    assert service.list_memories(limit=100)[1] == len(BACKGROUND) + 1
+    # once forgotten, the same text is a new memory again
+    service.delete(first.id)
+    third = service.add("My locker code is 4711")
+    assert third.id != first.id
 
 
 def test_batch_delete_by_ids(service: MemoryService) -> None:

@@ -88,8 +88,9 @@ def test_same_key_and_session_in_two_tenants_are_separate(
     assert a.get(mine.id).content == "I live in Berlin"
     assert a.get(mine.id).version == 1
     again = b.add("I live in Seville", key="home-city")
-    assert again.id == theirs.id
+    assert again.id != theirs.id and b.get(theirs.id).superseded_by == again.id
     assert a.get(mine.id).content == "I live in Berlin"
+    assert a.get(mine.id).superseded_by is None and a.get(mine.id).key == "home-city"
 
     message = [{"role": "user", "content": "Let's plan the trip to Rome"}]
     assert a.ingest(message, session_id="shared").stored_count == 1

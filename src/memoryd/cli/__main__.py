@@ -1,3 +1,3 @@
-from memoryd.cli import app
+from memoryd.cli import main
 
-app()
+main()

@@ -1,4 +1,11 @@
-"""``memoryd``: the command line door. Human output by default, ``--json`` for scripts."""
+"""``memoryd``: the command line door. Human output by default, ``--json`` for scripts.
+
+This module holds what every command shares: the global options, the service
+a command works on, the rendering helpers and the entry point, which turns
+every failure a user can cause (a bad option value included) into the same
+error shape: a message on stderr, or ``{"error": {"code", "message"}}`` with
+``--json``.
+"""
 
 from __future__ import annotations
 
@@ -12,32 +19,39 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from memoryd.errors import MemorydError
+from memoryd.errors import MemorydError, ValidationError
+from memoryd.ids import short
+from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_time
 from memoryd.models import Memory as MemoryRecord
-from memoryd.models import ScoredMemory, format_ts, parse_ts
-from memoryd.models import State as MemState
-from memoryd.portability import count_lines, export_jsonl, import_jsonl, reindex
 from memoryd.service import MemoryService
-from memoryd.store import MemoryFilter
-from memoryd.store.rows import from_us
+from memoryd.users import user_tenant
 
 app = typer.Typer(
     name="memoryd",
     help="Long-term memory for AI agents: add, search and manage memories offline.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    add_completion=False,
 )
 console = Console()
 err = Console(stderr=True)
 T = TypeVar("T")
+# the panels of ``memoryd --help``
+MEMORIES = "Memories"
+DATA = "Conversations, files and exports"
+SERVER = "Server, keys and agent hosts"
+# exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it
+INTERRUPTED = 130
 
 
 class State:
     home: Path | None = None
     as_json: bool = False
+    user: str | None = None
 
 
 state = State()
@@ -47,12 +61,38 @@ state = State()
 def main(
     home: Annotated[
         Path | None,
-        typer.Option("--home", envvar="MEMORYD_HOME", help="Data directory (default: XDG)."),
+        typer.Option(
+            "--home",
+            envvar="MEMORYD_HOME",
+            metavar="DIR",
+            help="Data directory (default: $XDG_DATA_HOME/memoryd or ~/.local/share/memoryd).",
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Machine-readable output (errors too).")
+    ] = False,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            envvar="MEMORYD_USER",
+            metavar="ID",
+            help="Act as this user: their own memories on this home (default: the local user).",
+        ),
+    ] = None,
 ) -> None:
     state.home = home
     state.as_json = as_json
+    state.user = user
+
+
+def fail(exc: MemorydError) -> typer.Exit:
+    """Print a memoryd error as the command's output says errors; the exit to raise."""
+    if state.as_json:
+        print(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
+    else:
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
+    return typer.Exit(1)
 
 
 @contextmanager
@@ -61,11 +101,7 @@ def reported() -> Iterator[None]:
     try:
         yield
     except MemorydError as exc:
-        if state.as_json:
-            print(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
-        else:
-            err.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from None
+        raise fail(exc) from None
 
 
 @contextmanager
@@ -74,7 +110,7 @@ def service() -> Iterator[MemoryService]:
     svc: MemoryService | None = None
     with reported():
         try:
-            svc = MemoryService(state.home)
+            svc = MemoryService(state.home, tenant_id=user_tenant(state.user))
             yield svc
         finally:
             if svc is not None:
@@ -88,44 +124,68 @@ def emit(data: Any, human: Callable[[], None]) -> None:
         human()
 
 
+def iso_time(value: str) -> datetime:
+    """An option value that is a moment: ISO 8601, a date alone meaning its midnight UTC."""
+    try:
+        moment = check_time("value", value)
+    except ValidationError:
+        raise typer.BadParameter(
+            f"{value!r} is not an ISO 8601 date or time (e.g. 2026-01-31 or 2026-01-31T09:30Z)"
+        ) from None
+    assert moment is not None
+    return moment
+
+
+def read_text(value: str, what: str = "content") -> str:
+    """``-`` reads the text from stdin (for long text, or text piped in); else the value."""
+    if value != "-":
+        return value
+    if sys.stdin.isatty():
+        err.print(f"reading the {what} from stdin (end with Ctrl-D)…")
+    text = sys.stdin.read(MAX_CONTENT_CHARS + 2)
+    return text[:-1] if text.endswith("\n") else text
+
+
 def _when(value: datetime | None) -> str:
     return "" if value is None else f"{value:%Y-%m-%d %H:%M}"
 
 
-def _table(memories: list[MemoryRecord], scores: list[float] | None = None) -> Table:
+def memory_table(
+    memories: list[MemoryRecord],
+    scores: list[float] | None = None,
+    similarities: list[float | None] | None = None,
+) -> Table:
     table = Table(show_lines=False, header_style="bold")
     if scores is not None:
         table.add_column("score", justify="right")
+    if similarities is not None:
+        table.add_column("similarity", justify="right")
     table.add_column("id", style="dim", no_wrap=True)
     table.add_column("content")
     table.add_column("category")
     table.add_column("type")
     table.add_column("when", no_wrap=True)
     for i, m in enumerate(memories):
-        row = [
-            m.id[:8],
-            m.content,
-            m.category.value,
-            m.memory_type.value,
-            _when(m.valid_from or m.created_at),
-        ]
+        row = [short(m.id), escape(m.content), m.category.value, m.memory_type.value]
+        row.append(_when(m.valid_from or m.created_at))
+        if similarities is not None:
+            sim = similarities[i]
+            row.insert(0, "" if sim is None else f"{sim:.3f}")
         if scores is not None:
             row.insert(0, f"{scores[i]:.3f}")
         table.add_row(*row)
     return table
 
 
-def _show(memory: MemoryRecord) -> None:
+def show_fields(data: dict[str, Any]) -> None:
     table = Table.grid(padding=(0, 2))
-    for key, value in memory.to_json().items():
-        table.add_row(
-            f"[bold]{key}[/bold]",
-            json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else str(value),
-        )
+    for key, value in data.items():
+        text = json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else value
+        table.add_row(f"[bold]{key}[/bold]", escape(str(text)))
     console.print(table)
 
 
-def _progress() -> Progress:
+def progress_bar() -> Progress:
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -136,255 +196,44 @@ def _progress() -> Progress:
     )
 
 
-def _date(value: str | None, name: str) -> datetime | None:
-    if value is None:
-        return None
+# ---------------------------------------------------------------------- entry point
+def _quiet_flags(command: Any) -> None:
+    """Flags take no value: show none in help (Typer would print ``<bool>`` beside them)."""
+    help_option = command.get_help_option(typer.Context(command))
+    for param in [*getattr(command, "params", []), help_option]:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        _quiet_flags(sub)
+
+
+def _wants_json(args: list[str]) -> bool:
+    """``--json`` among the global options (before the command), parsed or not."""
+    for arg in args:
+        if arg == "--json":
+            return True
+        if not arg.startswith("-"):
+            return False
+    return False
+
+
+def run(args: list[str] | None = None) -> None:
+    """The ``memoryd`` console script."""
+    args = sys.argv[1:] if args is None else args
+    command = typer.main.get_command(app)
+    _quiet_flags(command)
     try:
-        return parse_ts(value)
-    except ValueError:
-        err.print(f"[red]error:[/red] {name} must be an ISO date, got {value!r}")
-        raise typer.Exit(2) from None
-
-
-@app.command()
-def add(
-    content: Annotated[str, typer.Argument(help="What to remember.")],
-    category: Annotated[
-        str | None, typer.Option(help="profile, preferences, entities, events, cases or patterns.")
-    ] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Repeatable.")] = None,
-    source: Annotated[str | None, typer.Option()] = None,
-    importance: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
-    key: Annotated[str | None, typer.Option(help="Upsert: one memory per key.")] = None,
-    valid_from: Annotated[str | None, typer.Option(help="When the fact began (ISO).")] = None,
-    expires_at: Annotated[str | None, typer.Option(help="Forget after (ISO).")] = None,
-    replaces: Annotated[
-        str | None, typer.Option(help="The id of the memory this one changes (kept as history).")
-    ] = None,
-) -> None:
-    """Remember something now (a pinned memory); a change of a known fact supersedes it."""
-    with service() as svc:
-        memory = svc.add(
-            content,
-            category=category,
-            tags=tag,
-            source=source,
-            importance=importance,
-            key=key,
-            replaces=replaces,
-            valid_from=_date(valid_from, "--valid-from"),
-            expires_at=_date(expires_at, "--expires-at"),
-        )
-    old = [r.target_id for r in memory.relations if r.relation_type.value == "supersedes"]
-    note = f" (supersedes {', '.join(old)})" if old else ""
-    emit(memory.to_json(), lambda: console.print(f"[green]added[/green] {memory.id}{note}"))
-
-
-@app.command()
-def search(
-    query: Annotated[str, typer.Argument(help="What you are looking for.")],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000)] = 10,
-    min_score: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
-    category: Annotated[str | None, typer.Option()] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", "-t")] = None,
-    memory_type: Annotated[str | None, typer.Option("--type")] = None,
-    as_of: Annotated[str | None, typer.Option(help="What was true then (ISO).")] = None,
-    trace: Annotated[bool, typer.Option(help="Show each retrieval stage.")] = False,
-) -> None:
-    """Hybrid (semantic + keyword) search."""
-    with service() as svc:
-        response = svc.search(
-            query,
-            limit=limit,
-            min_score=min_score,
-            category=category,
-            tags=tag,
-            memory_type=memory_type,
-            as_of=_date(as_of, "--as-of"),
-            include_trace=trace,
-        )
-    results: list[ScoredMemory] = response.results
-
-    def human() -> None:
-        if not results:
-            console.print("[yellow]no memories matched[/yellow]")
-        else:
-            console.print(_table([r.memory for r in results], [r.score for r in results]))
-        if response.trace:
-            for stage in response.trace.stages:
-                console.print(
-                    f"  {stage.name:<22} {stage.input_count:>4} → "
-                    f"{stage.output_count:<4} {stage.duration_ms:8.2f} ms"
-                )
-
-    emit(
-        {
-            "results": [{"memory": r.memory.to_json(), "score": r.score} for r in results],
-            **({"trace": response.trace.model_dump()} if response.trace else {}),
-        },
-        human,
-    )
-
-
-@app.command("list")
-def list_(
-    limit: Annotated[int, typer.Option("--limit", "-n", min=0, max=1000)] = 20,
-    offset: Annotated[int, typer.Option(min=0)] = 0,
-    category: Annotated[str | None, typer.Option()] = None,
-    memory_type: Annotated[str | None, typer.Option("--type")] = None,
-    mem_state: Annotated[str | None, typer.Option("--state")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", "-t")] = None,
-    sort: Annotated[str, typer.Option()] = "created_at",
-    order: Annotated[str, typer.Option()] = "desc",
-) -> None:
-    """Browse memories (conversation turns only with --type session)."""
-    with service() as svc:
-        memories, total = svc.list_memories(
-            limit=limit,
-            offset=offset,
-            category=category,
-            memory_type=memory_type,
-            state=mem_state,
-            tags=tag,
-            sort=sort,
-            order=order,
-        )
-
-    def human() -> None:
-        console.print(_table(memories))
-        console.print(f"[dim]{len(memories)} of {total}[/dim]")
-
-    emit(
-        {
-            "memories": [m.to_json() for m in memories],
-            "total_count": total,
-            "limit": limit,
-            "offset": offset,
-        },
-        human,
-    )
-
-
-@app.command()
-def get(memory_id: Annotated[str, typer.Argument()]) -> None:
-    """Show one memory, every field."""
-    with service() as svc:
-        memory = svc.get(memory_id)
-    emit(memory.to_json(), lambda: _show(memory))
-
-
-@app.command()
-def update(
-    memory_id: Annotated[str, typer.Argument()],
-    content: Annotated[str | None, typer.Option()] = None,
-    category: Annotated[str | None, typer.Option()] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", "-t")] = None,
-    mem_state: Annotated[str | None, typer.Option("--state")] = None,
-    importance: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
-) -> None:
-    """Change a memory; new content is re-embedded."""
-    with service() as svc:
-        memory = svc.update(
-            memory_id,
-            content=content,
-            category=category,
-            tags=tag,
-            state=mem_state,
-            importance=importance,
-        )
-    emit(memory.to_json(), lambda: console.print(f"[green]updated[/green] {memory.id}"))
-
-
-@app.command()
-def forget(memory_id: Annotated[str, typer.Argument()]) -> None:
-    """Delete a memory (soft: its history is kept)."""
-    with service() as svc:
-        svc.delete(memory_id)
-    emit(
-        {"status": "deleted", "id": memory_id},
-        lambda: console.print(f"[green]forgotten[/green] {memory_id}"),
-    )
-
-
-@app.command()
-def stats() -> None:
-    """Counts by type, category, tier and state."""
-    with service() as svc:
-        data = svc.stats()
-
-    def human() -> None:
-        table = Table.grid(padding=(0, 2))
-        for key, value in data.items():
-            table.add_row(
-                f"[bold]{key}[/bold]",
-                json.dumps(value) if isinstance(value, dict | list) else str(value),
-            )
-        console.print(table)
-
-    emit(data, human)
-
-
-@app.command()
-def export(
-    path: Annotated[Path, typer.Argument(help="Output .jsonl file, or - for stdout.")],
-) -> None:
-    """Write every memory (and raw message) as JSON Lines."""
-    with service() as svc:
-        total = svc.store.count(svc.tenant_id, [svc.space_id], MemoryFilter(state=list(MemState)))
-        if str(path) == "-":
-            count = export_jsonl(svc, sys.stdout)
+        if not _wants_json(args):
+            command.main(args, prog_name="memoryd", standalone_mode=True)
             return
-        with _progress() as bar, path.open("w", encoding="utf-8") as out:
-            task = bar.add_task("exporting", total=total)
-            count = export_jsonl(svc, out, lambda n: bar.advance(task, n))
-    emit(
-        {"exported": count, "path": str(path)},
-        lambda: console.print(f"[green]exported[/green] {count} memories to {path}"),
-    )
-
-
-@app.command("import")
-def import_(path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)]) -> None:
-    """Load a memoryd export; ids already present are skipped."""
-    with service() as svc, _progress() as bar, path.open(encoding="utf-8") as lines:
-        task = bar.add_task("importing", total=count_lines(path))
-        result = import_jsonl(svc, lines, lambda n: bar.advance(task, n))
-    emit(
-        result,
-        lambda: console.print(
-            f"[green]imported[/green] {result['imported']} memories, skipped "
-            f"{result['skipped']}, {result['messages']} messages"
-        ),
-    )
-
-
-@app.command("reindex")
-def reindex_() -> None:
-    """Re-embed every memory with the configured model (after changing models)."""
-    with service() as svc, _progress() as bar:
-        total = svc.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
-        task = bar.add_task("re-embedding", total=total)
-        count = reindex(svc, lambda n: bar.advance(task, n))
-        model = svc.store.get_meta("embed_model")
-    emit(
-        {"reindexed": count, "model": model},
-        lambda: console.print(f"[green]re-embedded[/green] {count} memories with {model}"),
-    )
-
-
-@app.command()
-def history(memory_id: Annotated[str, typer.Argument()]) -> None:
-    """Every recorded change of a memory, oldest first."""
-    with service() as svc:
-        rows = svc.history(memory_id)
-    for row in rows:
-        row["at"] = format_ts(from_us(row["at"]))
-
-    def human() -> None:
-        for row in rows:
-            console.print(f"[bold]{row['at']}[/bold] {row['action']}")
-            if row["old"]:
-                console.print(f"  [red]- {json.dumps(row['old'], ensure_ascii=False)}[/red]")
-            console.print(f"  [green]+ {json.dumps(row['new'], ensure_ascii=False)}[/green]")
-
-    emit(rows, human)
+        code = command.main(args, prog_name="memoryd", standalone_mode=False)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(INTERRUPTED)
+    except typer.Abort:
+        raise SystemExit(fail(ValidationError("aborted")).exit_code) from None
+    except typer.TyperException as exc:  # a usage error: a bad option value, a missing argument
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        print(json.dumps({"error": {"code": "validation_error", "message": message}}))
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)

@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memoryd.cli.app import app, console, emit, service, state
+from memoryd.cli.app import MEMORIES, SERVER, app, console, emit, service, state
 from memoryd.hooks.runner import drain, run_hook
 from memoryd.profile import build_profile
 
@@ -23,7 +23,7 @@ hook_app = typer.Typer(
     help="Claude Code hooks: hook JSON on stdin, hook JSON on stdout, always exit 0.",
     no_args_is_help=True,
 )
-app.add_typer(hook_app, name="hook")
+app.add_typer(hook_app, name="hook", rich_help_panel=SERVER)
 
 
 def _run(command: str) -> None:
@@ -63,7 +63,7 @@ def drain_(
     raise typer.Exit(drain(task, after_pid, home=state.home))
 
 
-@app.command()
+@app.command(rich_help_panel=MEMORIES)
 def profile(
     query: Annotated[
         str | None, typer.Option("--query", "-q", help="Also search the memories for this.")

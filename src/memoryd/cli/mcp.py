@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import anyio
 import typer
 
-from memoryd.cli.app import app, err, state
+from memoryd.cli.app import SERVER, app, err, state
 from memoryd.errors import MemorydError
 from memoryd.server.options import DEFAULT_HOST, is_loopback
 
@@ -48,7 +48,7 @@ def make_backend() -> Backend:
     return EmbeddedBackend(state.home)
 
 
-@app.command()
+@app.command(rich_help_panel=SERVER)
 def mcp(
     transport: Annotated[
         Transport, typer.Option(help="stdio for desktop hosts; http for streamable HTTP.")

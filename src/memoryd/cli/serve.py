@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from memoryd.cli.app import app, console, err, state
+from memoryd.cli.app import SERVER, app, console, err, state
 from memoryd.config import load_settings
 from memoryd.errors import MemorydError, StorageDamagedError
 from memoryd.server.options import (
@@ -27,7 +27,7 @@ from memoryd.tenancy.tenants import Tenants
 BOOTSTRAP_KEY_NAME = "bootstrap"
 
 
-@app.command()
+@app.command(rich_help_panel=SERVER)
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = DEFAULT_HOST,
     port: Annotated[int, typer.Option(help="Port to listen on.")] = DEFAULT_PORT,

@@ -70,7 +70,7 @@ class EmbeddedBackend:
         return self.memory.profile()
 
     def recent(self, limit: int) -> list[MemoryRecord]:
-        return self.memory.list(limit=limit)
+        return self.memory.list(limit=limit, state="active")  # archived ones are not recalled
 
     def search(self, query: str, limit: int) -> list[ScoredMemory]:
         return self.memory.search(query, limit=limit)
@@ -127,7 +127,7 @@ class RemoteBackend:
         return self._reach(self.remote.profile)
 
     def recent(self, limit: int) -> list[MemoryRecord]:
-        return self._reach(lambda: self.remote.list(limit=limit, offset=0))
+        return self._reach(lambda: self.remote.list(limit=limit, offset=0, state="active"))
 
     def search(self, query: str, limit: int) -> list[ScoredMemory]:
         return self._reach(lambda: self.remote.search(query, limit=limit))

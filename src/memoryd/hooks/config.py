@@ -23,6 +23,7 @@ ENV_HTTP_TIMEOUT = "MEMORYD_HOOK_HTTP_TIMEOUT"
 ENV_INGEST_WAIT = "MEMORYD_HOOK_INGEST_WAIT"
 ENV_SESSION_TOKENS = "MEMORYD_HOOK_SESSION_TOKENS"
 ENV_PROMPT_TOKENS = "MEMORYD_HOOK_PROMPT_TOKENS"
+ENV_MIN_SIMILARITY = "MEMORYD_HOOK_MIN_SIMILARITY"
 
 # a server that does not answer within this is treated as down (ourmem's hooks use 8 s)
 DEFAULT_HTTP_TIMEOUT_S = 5.0
@@ -33,6 +34,9 @@ DEFAULT_SESSION_TOKENS = DEFAULT_BUDGET_TOKENS
 # a prompt's recall rides on every turn, so it gets less than the session start
 DEFAULT_PROMPT_TOKENS = 600
 MAX_TOKENS = 20_000
+# a prompt's recall injects only memories at least this similar to it (cosine, bundled
+# model): below, a hit is the best of nothing relevant, however high its relative score
+DEFAULT_MIN_SIMILARITY = 0.15
 
 LOG_DIR = "logs"
 LOG_FILE = "hooks.log"
@@ -47,6 +51,7 @@ class HookConfig:
     ingest_wait_s: float = DEFAULT_INGEST_WAIT_S
     session_tokens: int = DEFAULT_SESSION_TOKENS
     prompt_tokens: int = DEFAULT_PROMPT_TOKENS
+    min_similarity: float = DEFAULT_MIN_SIMILARITY
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -94,5 +99,6 @@ class HookConfig:
             ingest_wait_s=number(ENV_INGEST_WAIT, DEFAULT_INGEST_WAIT_S, 0, 20),
             session_tokens=int(number(ENV_SESSION_TOKENS, DEFAULT_SESSION_TOKENS, 0, MAX_TOKENS)),
             prompt_tokens=int(number(ENV_PROMPT_TOKENS, DEFAULT_PROMPT_TOKENS, 0, MAX_TOKENS)),
+            min_similarity=number(ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY, -1, 1),
             problems=tuple(problems),
         )

@@ -86,6 +86,19 @@ def remember_request(prompt: str) -> RememberRequest | None:
     return RememberRequest(facts, bare and not facts)
 
 
+def rest_of_prompt(prompt: str) -> str:
+    """The prompt without the sentences that ask to remember: what the user asks about now.
+
+    A question that mentions a keyword ("do you remember…?") is a question and stays.
+    """
+    kept = [
+        sentence
+        for sentence in (part.strip() for part in _SENTENCE_END.split(prompt))
+        if sentence and (not has_keyword(sentence) or _QUESTION.search(sentence))
+    ]
+    return " ".join(kept)
+
+
 def memory_key(fact: str) -> str:
     """One slot per fact, so submitting the same prompt twice keeps one memory."""
     normal = " ".join(fact.casefold().split())

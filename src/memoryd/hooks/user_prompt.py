@@ -15,7 +15,7 @@ from typing import Any
 from memoryd.hooks.backend import HookBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult, attempt, context_output
-from memoryd.hooks.remember import memory_key, remember_request
+from memoryd.hooks.remember import memory_key, remember_request, rest_of_prompt
 from memoryd.ingest.privacy import redact
 from memoryd.inject import estimate_tokens, inert, render_context
 from memoryd.models import Memory as MemoryRecord
@@ -40,9 +40,12 @@ def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) ->
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return HookResult()
+    request = remember_request(prompt)
+    # recall first, with what the prompt asks about: a note saved from this very prompt
+    # would top the search and push everything else under the relative floor
+    found = _recall(prompt, request is not None, backend)
     notes: list[str] = []
     saved: list[MemoryRecord] = []
-    request = remember_request(prompt)
     if request is not None:
         for fact in request.facts:
             public = redact(fact)  # before the key too: no slot derived from private text
@@ -56,31 +59,40 @@ def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) ->
             notes.append(SAVED_NOTE + " | ".join(f'"{s}"' for s in shown))
         if request.bare:
             notes.append(BARE_NOTE)
-
-    results: list[ScoredMemory] = []
-    query = redact(prompt.strip())  # a private block is not a search term either
-    if query and len(query) >= MIN_QUERY_CHARS:
-        found = attempt(
-            "search", lambda: backend.search(query[:MAX_QUERY_CHARS], SEARCH_LIMIT), results
-        )
-        session = payload.get("session_id")
-        skip = {m.id for m in saved}
-        results = [
-            r
-            for r in found
-            if r.memory.id not in skip and not (session and r.memory.session_id == session)
-        ]
+    session = payload.get("session_id")
+    skip = {m.id for m in saved}
+    results = [
+        r
+        for r in found
+        if r.memory.id not in skip
+        and not (session and r.memory.session_id == session)
+        and (r.similarity is None or r.similarity >= config.min_similarity)
+    ]
     # the notes are part of what the prompt costs: the recall gets what they leave
     budget = config.prompt_tokens - (estimate_tokens("\n\n".join(notes)) + 1 if notes else 0)
     text = render_context(results, budget_tokens=max(0, budget))
     context = "\n\n".join(part for part in (text, *notes) if part)
     log.info(
-        "user-prompt: %d memories found, %d saved, injected %d tokens",
+        "user-prompt: %d memories found, %d relevant, %d saved, injected %d tokens",
+        len(found),
         len(results),
         len(saved),
         estimate_tokens(context),
     )
     return HookResult(context_output(EVENT, context))
+
+
+def _recall(prompt: str, asks_to_remember: bool, backend: HookBackend) -> list[ScoredMemory]:
+    """Memories for the prompt, searched with the rest of it when it also asks to remember."""
+    text = prompt.strip()
+    if asks_to_remember:
+        rest = rest_of_prompt(text)
+        text = rest if len(rest) >= MIN_QUERY_CHARS else text
+    query = redact(text)  # a private block is not a search term either
+    if not query or len(query) < MIN_QUERY_CHARS:
+        return []
+    empty: list[ScoredMemory] = []
+    return attempt("search", lambda: backend.search(query[:MAX_QUERY_CHARS], SEARCH_LIMIT), empty)
 
 
 def _remember(backend: HookBackend, fact: str) -> MemoryRecord | None:

@@ -31,6 +31,7 @@ from memoryd.ingest.reconcile import Fact
 from memoryd.ingest.rules import MAX_L0_CHARS
 from memoryd.ingest.select import MESSAGE_BUDGET
 from memoryd.ingest.smart import LLM, LLM_FAILED, Report, SmartIngest, facts_from_rules
+from memoryd.ingest.worker import TaskInterrupted
 from memoryd.llm import LLMClient, LLMError, Usage
 from memoryd.models import MemoryType
 from memoryd.prompts import DOCUMENT_SYSTEM, SECTION_SYSTEM
@@ -51,6 +52,12 @@ PASSAGE_MAX_CHARS = 2_000
 PASSAGE_BATCH = 32
 # reconciler decisions that store a new memory
 CREATING_DECISIONS = ("create", "supersede", "contextualize", "contradict")
+# what an import says about the units that did not become memories of their own
+NOTES = {
+    "skip": "{n} {unit} repeated what memory already holds and {were} not stored again",
+    "merge": "{n} {unit} {were} merged into a memory that says nearly the same",
+    "support": "{n} {unit} confirmed a memory already held ({were} not stored again)",
+}
 
 
 @dataclass
@@ -65,6 +72,7 @@ class Progress:
     errors: list[str] = field(default_factory=list)
     extractor: str = "rules"
     usage: Usage = field(default_factory=Usage)
+    unit: str = "facts"  # what a reconciler decision is about, for the notes
 
     def add(self, result: dict[str, Any]) -> None:
         self.facts += int(result.get("facts_extracted", 0))
@@ -86,6 +94,15 @@ class Progress:
             "extractor": self.extractor,
             "memories_created": self.stored + sum(d[k] for k in CREATING_DECISIONS),
             "llm": self.usage.as_dict(),
+            "notes": [
+                note.format(
+                    n=d[decision],
+                    unit=self.unit if d[decision] > 1 else self.unit.removesuffix("s"),
+                    were="were" if d[decision] > 1 else "was",
+                )
+                for decision, note in NOTES.items()
+                if d[decision]
+            ],
         }
 
 
@@ -104,10 +121,22 @@ class ImportRunner:
         if self.store.journal_size(import_id):  # an earlier attempt died half-way
             deleted, _ = self.store.rollback_import(import_id)
             log.info("import %s: rolled back %d memories of an interrupted run", import_id, deleted)
-        progress = Progress()
+        progress = Progress(unit=_unit_name(payload))
         try:
             with recording(import_id):
                 self._run(import_id, payload, progress)
+        except TaskInterrupted:
+            deleted, _ = self.store.rollback_import(import_id)
+            self.store.update_import(
+                import_id,
+                **progress.fields(),
+                errors=[
+                    f"interrupted at {progress.done} of {progress.units} units; what it had "
+                    f"written is rolled back ({deleted} memories) and the import runs again "
+                    "from the start when resumed"
+                ],
+            )
+            raise
         except Exception as exc:
             deleted, _ = self.store.rollback_import(import_id)
             message = (
@@ -161,6 +190,12 @@ class ImportRunner:
     def _tick(self, import_id: str, progress: Progress) -> None:
         progress.done += 1
         self.store.update_import(import_id, **progress.fields(), errors=progress.errors)
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Between units: stop here when the process is stopping on request (Ctrl-C)."""
+        if self.service.engine.interrupted.is_set():
+            raise TaskInterrupted("import interrupted")
 
     # ------------------------------------------------------------------ the paths
     def _conversations(
@@ -198,8 +233,9 @@ class ImportRunner:
         """
         pieces = passages(text)
         chunks = smart_split(text) if extract else []
-        p.units = len(chunks) + 1
-        for start in range(0, len(pieces), PASSAGE_BATCH):
+        batches = range(0, len(pieces), PASSAGE_BATCH)
+        p.units = len(batches) + len(chunks)  # each batch of passages is a unit of its own
+        for start in batches:
             batch = pieces[start : start + PASSAGE_BATCH]
             memories = [
                 build_direct_memory(
@@ -218,7 +254,7 @@ class ImportRunner:
             vectors = self.service.embed([m.content for m in memories])
             self.store.insert_memories(memories, vectors, actor=base["agent_id"])
             p.stored += len(memories)
-        self._tick(import_id, p)
+            self._tick(import_id, p)
         for chunk in chunks:
             p.add(self.smart.reconcile(self._chunk_facts(chunk, p), base, Report(p.extractor)))
             self._tick(import_id, p)
@@ -269,6 +305,13 @@ class ImportRunner:
                 p.extractor = LLM
                 return answer
         return rules()
+
+
+def _unit_name(payload: dict[str, Any]) -> str:
+    strategy = payload.get("strategy")
+    if payload.get("conversations") or strategy == Strategy.ATOMIC.value:
+        return "facts"
+    return "sections" if strategy == Strategy.SECTION.value else "documents"
 
 
 def passages(text: str) -> list[str]:

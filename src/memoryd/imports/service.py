@@ -11,6 +11,8 @@ worker's (:mod:`memoryd.imports.runner`).
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
 import uuid
 from pathlib import Path, PurePath
 from typing import Any
@@ -18,12 +20,13 @@ from typing import Any
 import numpy as np
 
 from memoryd.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from memoryd.ids import resolve_id
 from memoryd.imports.formats import Decoded, Format, decode
 from memoryd.imports.runner import IMPORT, IMPORT_CONCURRENCY, ImportRunner, passages
 from memoryd.imports.split import Strategy, detect_strategy
 from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_tags
 from memoryd.ingest.privacy import redact
-from memoryd.ingest.worker import TaskWorker
+from memoryd.ingest.worker import TaskWorker, worker_alive
 from memoryd.models import MemoryType, Relation, RelationType, State, format_ts, utcnow
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
@@ -82,8 +85,11 @@ class Imports:
         tags: Any = None,
         source: str | None = None,
     ) -> dict[str, Any]:
-        """Queue an import; the ImportTask as it stands (``processing``)."""
-        import_id, _ = self._accept(
+        """Queue an import; the ImportTask as it stands (``processing``).
+
+        ``resumed`` is true when the file was an unfinished import's, which goes on.
+        """
+        import_id, _, resumed = self._accept(
             data,
             filename,
             file_type=file_type,
@@ -95,7 +101,7 @@ class Imports:
             tags=tags,
             source=source,
         )
-        return self.get(import_id)
+        return {**self.get(import_id), "resumed": resumed}
 
     def _accept(
         self,
@@ -110,8 +116,12 @@ class Imports:
         space_id: str | None,
         tags: Any,
         source: str | None,
-    ) -> tuple[str, Decoded]:
-        """Check, record and queue an import; its id and the content it will store."""
+    ) -> tuple[str, Decoded, bool]:
+        """Check, record and queue an import; its id, the content, whether it resumes one.
+
+        The same content as an import that never finished (interrupted, killed)
+        resumes that import rather than being refused as a duplicate.
+        """
         svc = self.service
         if file_type not in FILE_TYPES:
             raise ValidationError(f"unknown file_type: {file_type} (expected one of {FILE_TYPES})")
@@ -130,6 +140,9 @@ class Imports:
         digest = hashlib.sha256(data).hexdigest()
         if not force:
             earlier = self.store.import_with_hash(svc.tenant_id, svc.space_id, digest)
+            if earlier is not None and self.get(earlier)["status"] == "processing":
+                start_import_worker(svc).notify()  # an unfinished import of it: finish that one
+                return earlier, decoded, True
             if earlier is not None:
                 raise ValidationError(
                     f"file already imported (duplicate content): import {earlier}; "
@@ -174,13 +187,13 @@ class Imports:
                 conn, import_id, svc.tenant_id, svc.space_id, IMPORT, "queued", {}, payload
             )
         start_import_worker(svc).notify()
-        return import_id, decoded
+        return import_id, decoded, False
 
     def upload_file(self, data: bytes, filename: str) -> dict[str, Any]:
         """``POST /v1/files``: the file's chunks stored as they are, tagged by file and type."""
         kind = content_type(filename, data)
         chunk_type = kind.split("(")[0].lower()
-        import_id, decoded = self._accept(
+        import_id, decoded, _ = self._accept(
             data,
             filename,
             file_type="memory",
@@ -205,7 +218,19 @@ class Imports:
         }
 
     # ------------------------------------------------------------------ read
+    def resolve(self, import_id: Any) -> str:
+        """The full id of an import from its id or a unique prefix (4+ characters)."""
+        tenant = self.service.tenant_id
+        return resolve_id(
+            "import task",
+            import_id,
+            lambda prefix, n: self.store.ids_with_prefix(
+                "import_tasks", "id", prefix, "tenant_id = ?", [tenant], n
+            ),
+        )
+
     def get(self, import_id: str) -> dict[str, Any]:
+        import_id = self.resolve(import_id)
         record = self.store.get_import(self.service.tenant_id, import_id)
         if record is None:
             raise NotFoundError(f"import task {import_id}")
@@ -222,8 +247,19 @@ class Imports:
     def rollback(self, import_id: str) -> dict[str, Any]:
         """Remove what the import created and restore what it changed: nothing else."""
         record = self.get(import_id)
+        import_id = record["id"]
         if record["status"] == "processing":
-            raise ValidationError(f"import {import_id} is still processing; roll back when done")
+            # an import that stopped half-way (interrupted, killed) may be rolled back;
+            # one that a live worker runs may not
+            own = f"{socket.gethostname()}:{os.getpid()}"
+            if not self.store.cancel_task(
+                import_id,
+                lambda w: worker_alive(w, own) or w.startswith(own + "/"),
+                "rolled back before it finished",
+            ):
+                raise ValidationError(
+                    f"import {import_id} is still processing; roll back when done"
+                )
         memories, sessions = self.store.rollback_import(import_id)
         self.store.update_import(import_id, status="rolled_back")
         return {
@@ -235,6 +271,7 @@ class Imports:
     def rerun(self, import_id: str) -> dict[str, Any]:
         """Extraction again from the stored text: the previous run's memories are replaced."""
         record = self.get(import_id)
+        import_id = record["id"]
         if record["status"] == "processing":
             raise ValidationError("intelligence task already running")
         self.store.rollback_import(import_id)
@@ -341,7 +378,7 @@ TASK_FIELDS = (
     "reconcile_status", "reconcile_relations", "reconcile_merged", "reconcile_progress",
     "errors", "created_at", "completed_at",
     "requested_strategy", "format", "size_bytes", "content_hash", "sources_stored",
-    "memories_created", "decisions", "extractor", "llm",
+    "memories_created", "decisions", "extractor", "llm", "notes",
 )  # fmt: skip
 DEFAULTS: dict[str, Any] = {
     "storage_total": 1,
@@ -358,6 +395,7 @@ DEFAULTS: dict[str, Any] = {
     "decisions": {},
     "extractor": None,
     "llm": None,
+    "notes": [],
 }
 
 

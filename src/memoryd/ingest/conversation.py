@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError as PydanticValidationError
+
 from memoryd.errors import ValidationError
+from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_time
 from memoryd.ingest.noise import says_nothing
 from memoryd.ingest.privacy import redact
 from memoryd.ingest.rule_tables import USER_ROLES
@@ -119,24 +122,25 @@ def parse_messages(
     dates: datetime | Sequence[datetime | None] | None = None,
 ) -> list[Turn]:
     """Validated turns with their dates; private blocks redacted, fully private ones dropped."""
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise ValidationError(
+            "messages must be a list of {'role': ..., 'content': ...} messages, "
+            f"got {type(messages).__name__}"
+        )
     if not messages:
         raise ValidationError("messages array is empty")
     if len(messages) > MAX_MESSAGES:
         raise ValidationError(f"at most {MAX_MESSAGES} messages per call")
-    if isinstance(dates, Sequence) and len(dates) != len(messages):
-        raise ValidationError(f"{len(dates)} dates for {len(messages)} messages")
+    if isinstance(dates, Sequence) and not isinstance(dates, str):
+        if len(dates) != len(messages):
+            raise ValidationError(f"{len(dates)} dates for {len(messages)} messages")
+        when_each = [check_time(f"dates[{i}]", d) for i, d in enumerate(dates)]
+    else:
+        when_each = [check_time("dates", dates)] * len(messages)
     turns = []
     for i, raw in enumerate(messages):
-        if isinstance(raw, dict):
-            if not isinstance(raw.get("role"), str) or not isinstance(raw.get("content"), str):
-                raise ValidationError(f"message {i} needs string 'role' and 'content'")
-            message = Message.model_validate(raw)
-        else:
-            message = raw
-        if not message.role.strip():
-            raise ValidationError(f"message {i} has an empty role (user, assistant or a name)")
-        when = dates[i] if isinstance(dates, Sequence) else dates
-        when = message.created_at or when
+        message = check_message(i, raw)
+        when = message.created_at or when_each[i]
         content = redact(message.content)
         if content is None or not content.strip():
             continue
@@ -150,6 +154,30 @@ def parse_messages(
             )
         )
     return turns
+
+
+def check_message(i: int, raw: Any) -> Message:
+    """Message ``i`` of a call: a ``Message`` or a dict with string role and content."""
+    if isinstance(raw, dict):
+        if not isinstance(raw.get("role"), str) or not isinstance(raw.get("content"), str):
+            raise ValidationError(f"message {i} needs string 'role' and 'content'")
+        try:
+            message = Message.model_validate(raw)
+        except (PydanticValidationError, ValueError) as exc:
+            raise ValidationError(f"message {i}: {exc}") from None
+    elif isinstance(raw, Message):
+        message = raw
+    else:
+        raise ValidationError(
+            f"message {i} must be a dict with 'role' and 'content', got {type(raw).__name__}"
+        )
+    if len(message.content) > MAX_CONTENT_CHARS:
+        raise ValidationError(
+            f"message {i} is {len(message.content)} characters; the limit is {MAX_CONTENT_CHARS}"
+        )
+    if not message.role.strip():
+        raise ValidationError(f"message {i} has an empty role (user, assistant or a name)")
+    return message
 
 
 def turn_memory(

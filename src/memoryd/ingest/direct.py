@@ -6,11 +6,14 @@ it), category ``preferences``, embedded at once, no filters in the way.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, time
 from typing import Any, TypeVar
+
+from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.privacy import redact
+from memoryd.ingest.rules import MAX_L0_CHARS, MAX_L1_CHARS
 from memoryd.models import (
     Category,
     Memory,
@@ -19,6 +22,7 @@ from memoryd.models import (
     State,
     Tier,
     lone_surrogate,
+    parse_ts,
     to_utc,
     utcnow,
 )
@@ -68,6 +72,40 @@ def check_id(memory_id: Any) -> str:
     return memory_id
 
 
+def check_time(name: str, value: Any) -> datetime | None:
+    """A moment from a ``datetime``, a ``date`` (its midnight, UTC) or an ISO 8601 string.
+
+    Callers of the SDK write ``as_of="2026-01-01"`` as often as they pass a
+    datetime; naive values are UTC, as everywhere in memoryd.
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return to_utc(value)
+    if isinstance(value, date):
+        return to_utc(datetime.combine(value, time()))
+    if isinstance(value, str):
+        try:
+            return parse_ts(value)
+        except ValueError:
+            raise ValidationError(
+                f"{name} must be an ISO 8601 date or time (e.g. 2026-01-31 or "
+                f"2026-01-31T09:30:00Z), got {value[:50]!r}"
+            ) from None
+    raise ValidationError(
+        f"{name} must be a datetime or an ISO 8601 string, got {type(value).__name__}"
+    )
+
+
+def check_int(name: str, value: Any, low: int, high: int) -> int:
+    """An int in ``low..high``; a bool or a numeric string is a caller's mistake, not a number."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if not low <= value <= high:
+        raise ValidationError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
 def check_unit(name: str, value: float | None, default: float) -> float:
     if value is None:
         return default
@@ -108,78 +146,66 @@ def build_direct_memory(
     l1_overview: str = "",
     l2_content: str | None = None,
     relations: list[Relation] | None = None,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
-    expires_at: datetime | None = None,
+    valid_from: datetime | str | None = None,
+    valid_to: datetime | str | None = None,
+    expires_at: datetime | str | None = None,
 ) -> Memory:
     content = check_content(content)
-    valid_from, valid_to, expires_at = (
-        None if t is None else to_utc(t) for t in (valid_from, valid_to, expires_at)
-    )
+    valid_from = check_time("valid_from", valid_from)
+    valid_to = check_time("valid_to", valid_to)
+    expires_at = check_time("expires_at", expires_at)
     if valid_from and valid_to and valid_to <= valid_from:
         raise ValidationError("valid_to must be after valid_from")
     now = utcnow()
-    return Memory(
-        content=content,
-        l0_abstract=l0_abstract,
-        l1_overview=l1_overview,
-        l2_content=l2_content or content,
-        relations=relations or [],
-        category=parse_enum(Category, category, Category.PREFERENCES),
-        memory_type=parse_enum(MemoryType, memory_type, MemoryType.PINNED),
-        tier=parse_enum(Tier, tier, Tier.PERIPHERAL),
-        importance=check_unit("importance", importance, 0.5),
-        confidence=check_unit("confidence", confidence, 0.5),
-        tags=check_tags(tags),
-        source=source or None,
-        scope=scope or "global",
-        agent_id=agent_id or None,
-        owner_agent_id=agent_id or "",
-        session_id=session_id,
-        tenant_id=tenant_id,
-        space_id=space_id,
-        key=key or None,
-        valid_from=valid_from,
-        valid_to=valid_to,
-        expires_at=expires_at,
-        created_at=now,
-        updated_at=now,
-    )
+    try:
+        return Memory(
+            content=content,
+            l0_abstract=l0_abstract,
+            l1_overview=l1_overview,
+            l2_content=l2_content or content,
+            relations=relations or [],
+            category=parse_enum(Category, category, Category.PREFERENCES),
+            memory_type=parse_enum(MemoryType, memory_type, MemoryType.PINNED),
+            tier=parse_enum(Tier, tier, Tier.PERIPHERAL),
+            importance=check_unit("importance", importance, 0.5),
+            confidence=check_unit("confidence", confidence, 0.5),
+            tags=check_tags(tags),
+            source=source or None,
+            scope=scope or "global",
+            agent_id=agent_id or None,
+            owner_agent_id=agent_id or "",
+            session_id=session_id,
+            tenant_id=tenant_id,
+            space_id=space_id,
+            key=key or None,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            expires_at=expires_at,
+            created_at=now,
+            updated_at=now,
+        )
+    except PydanticValidationError as exc:  # a field of the wrong type
+        raise ValidationError(_first_problem(exc)) from None
 
 
-# what an upsert by key takes from the new memory (the rest stays as it was)
-UPSERT_FIELDS = frozenset(
-    (
-        "content",
-        "l0_abstract",
-        "category",
-        "tags",
-        "source",
-        "importance",
-        "confidence",
-        "tier",
-        "valid_from",
-        "valid_to",
-        "expires_at",
-        "scope",
-    )
-)
-# fields a caller may set on an existing memory without validation beyond pydantic's
-PLAIN_FIELDS = frozenset(
-    (
-        "l0_abstract",
-        "l1_overview",
-        "source",
-        "scope",
-        "valid_from",
-        "valid_to",
-        "expires_at",
-        "key",
-        "relations",
-        "superseded_by",
-        "invalidated_at",
-    )
-)
+# text fields a caller may set on an existing memory
+TEXT_FIELDS = frozenset(("l0_abstract", "l1_overview", "source", "scope", "key", "superseded_by"))
+TIME_FIELDS = frozenset(("valid_from", "valid_to", "expires_at", "invalidated_at"))
+
+
+def _first_problem(exc: PydanticValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error.get("loc", ())) or "value"
+    return f"{where}: {error.get('msg')}"
+
+
+def check_relations(value: Any) -> list[Relation]:
+    if not isinstance(value, list | tuple):
+        raise ValidationError("relations must be a list")
+    try:
+        return [r if isinstance(r, Relation) else Relation.model_validate(r) for r in value]
+    except PydanticValidationError as exc:
+        raise ValidationError(f"invalid relation: {_first_problem(exc)}") from None
 
 
 def parse_changes(fields: dict[str, Any]) -> dict[str, Any]:
@@ -202,8 +228,37 @@ def parse_changes(fields: dict[str, Any]) -> dict[str, Any]:
             changes["tags"] = check_tags(value)
         elif name in ("importance", "confidence"):
             changes[name] = check_unit(name, value, 0.5)
-        elif name in PLAIN_FIELDS:
+        elif name in TIME_FIELDS:
+            changes[name] = check_time(name, value)
+        elif name in TEXT_FIELDS:
+            if not isinstance(value, str):
+                raise ValidationError(f"{name} must be a string, got {type(value).__name__}")
             changes[name] = value
+        elif name == "relations":
+            changes[name] = check_relations(value)
         else:
             raise ValidationError(f"field {name!r} cannot be updated")
     return changes
+
+
+# what a new value of a keyed slot keeps from the old one unless the add says otherwise
+INHERITED_FIELDS = ("category", "tags", "source", "importance", "confidence", "tier", "scope")
+# fields a keyed add may change on the memory that holds the slot when the content is the same
+UPSERT_FIELDS = (*INHERITED_FIELDS, "valid_from", "valid_to", "expires_at")
+
+
+def derived_fields(memory: Memory, content: str) -> dict[str, str]:
+    """The index line and overview of a memory whose content becomes ``content``.
+
+    Both were made from the old content (a turn's date header and context are
+    not, and stay): left as they were, search would still find the old words.
+    """
+    if memory.memory_type is MemoryType.SESSION:
+        return {}
+    line = " ".join(content.split())
+    derived = {}
+    if memory.l0_abstract:
+        derived["l0_abstract"] = line[:MAX_L0_CHARS]
+    if memory.l1_overview:
+        derived["l1_overview"] = line[:MAX_L1_CHARS]
+    return derived

@@ -28,6 +28,14 @@ POLL_S = 1.0
 INGEST = "ingest"
 
 
+class TaskInterrupted(Exception):
+    """Raised by a task that stopped because its process is stopping on request.
+
+    The worker queues the task again instead of failing it: the next worker
+    (another run of the command, ``memoryd serve``) takes it up.
+    """
+
+
 def wait_until_done(
     get_task: Callable[[str], dict[str, Any]], task_id: str, timeout_s: float, poll_s: float
 ) -> dict[str, Any]:
@@ -108,10 +116,14 @@ class TaskWorker:
 
     def stop(self) -> None:
         """Finish the task in hand, then stop; queued tasks wait for the next start."""
-        self._stop.set()
-        self._wake.set()
+        self.stop_claiming()
         for thread in self._pool:
             thread.join()
+
+    def stop_claiming(self) -> None:
+        """Take no new task (the one in hand goes on, or stops at its next checkpoint)."""
+        self._stop.set()
+        self._wake.set()
 
     def _loop(self, claimant: str) -> None:
         """Claim and run tasks; ``claimant`` (process and thread) is who holds a claimed task."""
@@ -130,6 +142,10 @@ class TaskWorker:
     def _run(self, task: dict[str, Any], claimant: str) -> None:
         try:
             result = {**task["result"], **self.run(task)}
+        except TaskInterrupted:
+            log.info("task %s stopped on request; queued again", task["id"])
+            self.store.release_task(task["id"], claimant)
+            return
         except Exception as exc:  # recorded on the task and logged: the raw data is safe
             log.exception("task %s failed", task["id"])
             message = (

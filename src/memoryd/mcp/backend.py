@@ -201,7 +201,7 @@ class RemoteBackend(Backend):
         self.describe = f"memoryd server at {self.url}"
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Json:
-        data = self.remote._call(method, path, **kwargs)
+        data = self.remote.request(method, path, **kwargs)
         if not isinstance(data, dict):
             raise ValidationError(f"the server answered {method} {path} with {str(data)[:200]!r}")
         return data
@@ -252,7 +252,7 @@ class RemoteBackend(Backend):
         return self._call("POST", "/v1/spaces", json=body)
 
     def space_list(self) -> Json:
-        data = self.remote._call("GET", "/v1/spaces")
+        data = self.remote.request("GET", "/v1/spaces")
         # ourmem answers a bare array (reference §6.1), memoryd {"spaces": [...]}
         return {"spaces": data} if isinstance(data, list) else dict(data)
 

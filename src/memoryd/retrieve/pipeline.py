@@ -188,6 +188,13 @@ class Retriever:
             found = tracer.run(name, found, stages[stage])
         return found
 
+    def _similarities(self, query: QueryVector, ids: list[str]) -> dict[str, float]:
+        """Cosine similarity of the query to each result: the absolute relevance signal."""
+        if query is None or not ids:
+            return {}
+        vectors = self.store.vectors_of(ids)
+        return {i: round(float(np.dot(v, query)), 6) for i, v in vectors.items()}
+
     def search(
         self, tenant_id: str, spaces: Sequence[SpaceRef], request: SearchRequest
     ) -> SearchResponse:
@@ -209,9 +216,11 @@ class Retriever:
         ranked = [(c.mem, score) for c, score in merged]
         if request.filter.as_of is None:
             ranked = current_first(ranked)
+        kept = ranked[: request.limit]
+        similarity = self._similarities(query_vector.result(), [m.id for m, _ in kept])
         results = [
-            ScoredMemory(memory=memory, score=round(score, 6))
-            for memory, score in ranked[: request.limit]
+            ScoredMemory(memory=memory, score=round(score, 6), similarity=similarity.get(memory.id))
+            for memory, score in kept
         ]
         trace = None
         if request.include_trace:

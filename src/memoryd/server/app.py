@@ -14,6 +14,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi_offline import FastAPIOffline
 
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
@@ -21,7 +22,7 @@ from memoryd.imports.service import start_import_worker
 from memoryd.server import errors
 from memoryd.server.browser import BrowserGuard, BrowserPolicy
 from memoryd.server.errors import CompactJSON
-from memoryd.server.guard import Guard, GuardOptions
+from memoryd.server.guard import DOCS_ASSETS, Guard, GuardOptions
 from memoryd.server.options import (
     DEFAULT_HOST,
     ENV_HOST,
@@ -60,12 +61,15 @@ def create_app(
         if service is None:
             root.close()
 
-    app = FastAPI(
+    # FastAPIOffline serves Swagger UI's files from the installed package: /docs needs no CDN
+    app = FastAPIOffline(
         title="memoryd",
         version=__version__,
         summary="Long-term memory for AI agents: the ourmem-compatible REST API.",
         default_response_class=CompactJSON,
         lifespan=lifespan,
+        static_url=DOCS_ASSETS,
+        swagger_ui_parameters={"persistAuthorization": True},
     )
     app.router.redirect_slashes = False  # a trailing slash is another (unknown) path
     app.state.service = root

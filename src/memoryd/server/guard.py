@@ -25,6 +25,8 @@ from memoryd.server.errors import error_response
 from memoryd.tenancy.tenants import Tenants
 
 PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
+# Swagger UI's scripts and styles, served by the app itself (public like /docs)
+DOCS_ASSETS = "/docs/assets"
 TENANTS_PATH = "/v1/tenants"
 # bodies that are not JSON: multipart uploads and JSON Lines imports
 NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
@@ -148,7 +150,7 @@ class Guard:
 
     def _identify(self, scope: Scope, headers: Headers) -> Tenant | None:
         path = scope["path"]
-        if path in PUBLIC_PATHS:
+        if path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/"):
             return None
         if path == TENANTS_PATH and scope["method"] == "POST":
             self._may_create_tenants(headers.get("x-api-key"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memoryd.models import State
 from memoryd.store.database import Database
 from memoryd.store.filters import MemoryFilter, where_clause
 
@@ -22,14 +23,20 @@ GROUPABLE = frozenset(
 
 
 class AggregateStore(Database):
-    def _scope(self, tenant_id: str, space_ids: Sequence[str]) -> tuple[str, list[Any]]:
-        """Every memory but deleted ones, conversation turns included."""
-        return where_clause(tenant_id, space_ids, MemoryFilter(exclude_types=()))
+    def _scope(
+        self, tenant_id: str, space_ids: Sequence[str], deleted: bool = False
+    ) -> tuple[str, list[Any]]:
+        """Every memory but deleted ones (unless ``deleted``), conversation turns included."""
+        states = list(State) if deleted else None
+        return where_clause(tenant_id, space_ids, MemoryFilter(state=states, exclude_types=()))
 
-    def count_by(self, tenant_id: str, space_ids: Sequence[str], column: str) -> dict[str, int]:
+    def count_by(
+        self, tenant_id: str, space_ids: Sequence[str], column: str, deleted: bool = False
+    ) -> dict[str, int]:
+        """Counts by ``column``; deleted memories are counted only when ``deleted``."""
         if column not in GROUPABLE:
             raise ValueError(f"cannot group memories by {column!r}")
-        where, params = self._scope(tenant_id, space_ids)
+        where, params = self._scope(tenant_id, space_ids, deleted)
         rows = self.conn.execute(
             f"SELECT m.{column}, COUNT(*) FROM memories m WHERE {where} GROUP BY m.{column} "
             f"ORDER BY COUNT(*) DESC, m.{column}",

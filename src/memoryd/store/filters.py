@@ -31,7 +31,8 @@ class MemoryFilter:
     session_id: str | None = None
     category: Sequence[Category] | None = None
     memory_type: Sequence[MemoryType] | None = None
-    state: Sequence[State] | None = None  # None: everything but deleted
+    # None: everything but deleted; only active ones with ``live_at`` or ``as_of`` (search)
+    state: Sequence[State] | None = None
     tier: Sequence[Tier] | None = None
     key: str | None = None
     ids: Sequence[str] | None = None
@@ -103,6 +104,8 @@ def where_clause(
         sql, p = _in("m.state", f.state)
         parts.append(sql)
         params += p
+    elif f.live_at is not None or f.as_of is not None:
+        parts.append("m.state = 'active'")  # what holds: archived memories are put away
     else:
         parts.append("m.state != 'deleted'")
     for column, values in (

@@ -47,7 +47,7 @@ class SearchLegs(SpaceStore):
                     IndexRow(
                         rowid=r[0],
                         vector=blob_to_vector(r[1]),
-                        alive=r[2] != "deleted",
+                        alive=r[2] == "active",  # search never returns archived ones
                         invalidated_at=r[3],
                         valid_to=r[4],
                         expires_at=r[5],

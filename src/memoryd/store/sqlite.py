@@ -41,6 +41,8 @@ DB_FILENAME = "memoryd.db"
 # what one recall adds to a memory's confidence (seed 001's holographic trust)
 RECALL_TRUST_STEP = 0.02
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
+# sorts after every string that starts with a given prefix (BINARY collation, UTF-8)
+PREFIX_END = "\U0010ffff"
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
@@ -78,11 +80,16 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStor
         vectors: npt.NDArray[np.float32] | Sequence[npt.NDArray[np.float32] | None],
         actor: str | None = None,
         conn: sqlite3.Connection | None = None,
+        created: bool = True,
     ) -> None:
-        """Insert new memories (with their vectors) and their ``create`` history rows."""
+        """Insert new memories (with their vectors) and their ``create`` history rows.
+
+        ``created=False`` leaves the history to the caller (an import that
+        brings each memory's own history along).
+        """
         if conn is None:
             with self.write() as conn:
-                self.insert_memories(memories, vectors, actor, conn)
+                self.insert_memories(memories, vectors, actor, conn, created)
             return
         seq = self._bump_seq(conn)
         marks = ", ".join("?" for _ in MEMORY_COLUMNS)
@@ -99,6 +106,8 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStor
         except sqlite3.IntegrityError as exc:
             raise StorageError(f"cannot insert memory: {exc}") from exc
         self.journal_created(conn, memories)
+        if not created:
+            return
         now = to_us(utcnow())
         conn.executemany(
             "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
@@ -128,26 +137,60 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStor
     ) -> Memory:
         """Apply ``changes`` to one memory, bump its version, keep the old values in history."""
         with self.write() as conn:
-            old = self._get(conn, tenant_id, space_ids, memory_id)
-            if old is None:
-                raise NotFoundError(f"memory {memory_id}")
-            self.journal_before(conn, old)
-            data = old.model_dump()
-            data.update(changes)
-            data["updated_at"] = changes.get("updated_at", utcnow())
-            data["version"] = (old.version or 0) + 1
-            new = Memory.model_validate(data)
-            seq = self._bump_seq(conn)
-            assignments = ", ".join(f"{c} = ?" for c in MEMORY_COLUMNS)
-            params: list[Any] = [*memory_to_row(new), seq]
-            extra = ", seq = ?"
-            if vector is not None:
-                extra += ", vector = ?"
-                params.append(vector_to_blob(vector))
-            conn.execute(
-                f"UPDATE memories SET {assignments}{extra} WHERE id = ?", (*params, memory_id)
+            return self._update(
+                conn, tenant_id, space_ids, memory_id, changes, vector, action, actor
             )
-            self._history(conn, old, new, action, actor)
+
+    def _update(
+        self,
+        conn: sqlite3.Connection,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        changes: dict[str, Any],
+        vector: npt.NDArray[np.float32] | None,
+        action: str,
+        actor: str | None,
+    ) -> Memory:
+        old = self._get(conn, tenant_id, space_ids, memory_id)
+        if old is None:
+            raise NotFoundError(f"memory {memory_id}")
+        self.journal_before(conn, old)
+        data = old.model_dump()
+        data.update(changes)
+        data["updated_at"] = changes.get("updated_at", utcnow())
+        data["version"] = (old.version or 0) + 1
+        new = Memory.model_validate(data)
+        seq = self._bump_seq(conn)
+        assignments = ", ".join(f"{c} = ?" for c in MEMORY_COLUMNS)
+        params: list[Any] = [*memory_to_row(new), seq]
+        extra = ", seq = ?"
+        if vector is not None:
+            extra += ", vector = ?"
+            params.append(vector_to_blob(vector))
+        conn.execute(f"UPDATE memories SET {assignments}{extra} WHERE id = ?", (*params, memory_id))
+        self._history(conn, old, new, action, actor)
+        return new
+
+    def supersede(
+        self,
+        old: Memory,
+        new: Memory,
+        vector: npt.NDArray[np.float32],
+        actor: str | None = None,
+    ) -> Memory:
+        """Store ``new`` in place of ``old``, in one transaction.
+
+        ``old`` stays, invalidated now (``as_of`` still finds it), and hands its
+        ``key`` on to ``new``; ``new`` records that it supersedes ``old``.
+        """
+        now = utcnow()
+        changes = {"invalidated_at": now, "valid_to": now, "superseded_by": new.id, "key": None}
+        with self.write() as conn:
+            self._update(
+                conn, old.tenant_id, [old.space_id], old.id, changes, None, "supersede", actor
+            )
+            self.insert_memories([new], [vector], actor, conn)
         return new
 
     def _history(
@@ -243,6 +286,24 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStor
     def get(self, tenant_id: str, space_ids: Sequence[str], memory_id: str) -> Memory | None:
         return self._get(self.conn, tenant_id, space_ids, memory_id)
 
+    def memory_ids_like(
+        self, tenant_id: str, space_ids: Sequence[str], prefix: str, limit: int
+    ) -> list[str]:
+        """Ids of memories (any state) that start with ``prefix``, in id order."""
+        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        return self.ids_with_prefix("memories m", "m.id", prefix, where, params, limit)
+
+    def ids_with_prefix(
+        self, table: str, column: str, prefix: str, where: str, params: Sequence[Any], limit: int
+    ) -> list[str]:
+        """Values of ``column`` starting with ``prefix``: a range scan of its unique index."""
+        rows = self.conn.execute(
+            f"SELECT {column} FROM {table} WHERE {column} >= ? AND {column} < ? AND {where} "
+            f"ORDER BY {column} LIMIT ?",
+            (prefix, prefix + PREFIX_END, *params, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def memory_id_taken(self, memory_id: str) -> bool:
         """Whether any space holds this id (ids are unique across the store)."""
         return (
@@ -324,6 +385,44 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStor
             ):
                 out[int(row[-1])] = row_to_memory(row)
         return out
+
+    def space_history(self, tenant_id: str, space_id: str) -> Iterator[dict[str, Any]]:
+        """Every history row of a space's memories, oldest first (export)."""
+        rows = self.conn.execute(
+            "SELECT memory_id, action, old_value, new_value, actor, at FROM memory_history "
+            "WHERE tenant_id = ? AND space_id = ? ORDER BY id",
+            (tenant_id, space_id),
+        )
+        for memory_id, action, old, new, actor, at in rows:
+            yield {
+                "memory_id": memory_id,
+                "action": action,
+                "old": json.loads(old) if old else None,
+                "new": json.loads(new) if new else None,
+                "actor": actor,
+                "at": at,
+            }
+
+    def add_history(self, tenant_id: str, space_id: str, rows: Sequence[dict[str, Any]]) -> None:
+        """History rows as an export holds them (``at`` in microseconds)."""
+        with self.write() as conn:
+            conn.executemany(
+                "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
+                "new_value, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        r["memory_id"],
+                        tenant_id,
+                        space_id,
+                        r["action"],
+                        None if r["old"] is None else json.dumps(r["old"], ensure_ascii=False),
+                        None if r["new"] is None else json.dumps(r["new"], ensure_ascii=False),
+                        r["actor"],
+                        r["at"],
+                    )
+                    for r in rows
+                ],
+            )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         rows = self.conn.execute(

@@ -138,6 +138,35 @@ class TaskStore(Database):
             )
         return cursor.rowcount == 1
 
+    def cancel_task(self, task_id: str, alive: Callable[[str], bool], reason: str) -> bool:
+        """Fail a task nobody is running (queued, or held by a dead worker); False if one is."""
+        with self.write() as conn:
+            row = conn.execute(
+                "SELECT status, claimed_by FROM tasks WHERE id = ?", (task_id,)
+            ).fetchone()
+            if row is None or row[0] in DONE:
+                return True
+            if row[0] == "running" and row[1] and alive(row[1]):
+                return False
+            now = to_us(utcnow())
+            conn.execute(
+                "UPDATE tasks SET status = 'failed', errors = ?, claimed_by = NULL, "
+                "updated_at = ?, completed_at = ? WHERE id = ?",
+                (json.dumps([reason]), now, now, task_id),
+            )
+        return True
+
+    def release_task(self, task_id: str, claimant: str) -> bool:
+        """Queue again a task its worker stopped on request; the attempt does not count."""
+        with self.write() as conn:
+            cursor = conn.execute(
+                "UPDATE tasks SET status = 'queued', claimed_by = NULL, attempts = "
+                "MAX(attempts - 1, 0), updated_at = ? WHERE id = ? AND status = 'running' "
+                "AND claimed_by = ?",
+                (to_us(utcnow()), task_id, claimant),
+            )
+        return cursor.rowcount == 1
+
     def requeue_task(self, task_id: str, payload_changes: dict[str, Any]) -> None:
         """Queue a finished task again, as new (the import's re-run)."""
         with self.write() as conn:

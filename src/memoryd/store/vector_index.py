@@ -31,7 +31,7 @@ INITIAL_CAPACITY = 1024
 class IndexRow:
     rowid: int
     vector: npt.NDArray[np.float32] | None
-    alive: bool  # False: deleted, or no vector
+    alive: bool  # False: archived, deleted, or no vector
     invalidated_at: int | None
     valid_to: int | None
     expires_at: int | None

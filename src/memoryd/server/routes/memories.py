@@ -107,6 +107,7 @@ def search_memories(
     q: str,
     limit: int = 20,
     min_score: float | None = None,
+    min_similarity: float | None = None,
     include_trace: bool = False,
     space: str | None = None,
     check_stale: bool = False,
@@ -124,6 +125,7 @@ def search_memories(
         q,
         limit=limit,
         min_score=min_score,
+        min_similarity=min_similarity,
         include_trace=include_trace,
         spaces=space,
         scope=scope,
@@ -138,7 +140,11 @@ def search_memories(
     sharing = svc.sharing if check_stale else None
     results = []
     for r in response.results:
-        item: dict[str, Any] = {"memory": memory_json(r.memory), "score": r.score}
+        item: dict[str, Any] = {
+            "memory": memory_json(r.memory),
+            "score": r.score,
+            "similarity": r.similarity,
+        }
         if sharing is not None and r.memory.provenance is not None:
             item["stale_info"] = sharing.stale_info(r.memory)
         results.append(item)
@@ -195,7 +201,8 @@ def get_memory(svc: Caller, memory_id: str, check_stale: bool = False) -> Compac
 @router.get("/v1/memories/{memory_id}/history")
 def memory_history(svc: Caller, memory_id: str) -> CompactJSON:
     """Every recorded change of a memory, oldest first (a memoryd addition)."""
-    return ok({"memory_id": memory_id, "history": svc.history(memory_id)})
+    full_id = svc.resolve_id(memory_id)
+    return ok({"memory_id": full_id, "history": svc.history(full_id)})
 
 
 @router.put("/v1/memories/{memory_id}")

@@ -140,31 +140,31 @@ def share_all_to_user(body: ShareAllToUser, svc: Caller) -> CompactJSON:
 @sharing_router.post("/v1/memories/{memory_id}/share", status_code=201)
 def share(memory_id: str, body: ShareBody, svc: Caller) -> CompactJSON:
     """201 with the new copy; 200 with the existing copy when already shared there."""
-    copy, created = svc.sharing.share(memory_id, body.target_space)
+    copy, created = svc.sharing.share(svc.expand_id(memory_id), body.target_space)
     return ok(memory_json(copy), 201 if created else 200)
 
 
 @sharing_router.post("/v1/memories/{memory_id}/pull", status_code=201)
 def pull(memory_id: str, body: PullBody, svc: Caller) -> CompactJSON:
-    copy = svc.sharing.pull(memory_id, body.source_space, body.visibility)
+    copy = svc.sharing.pull(svc.expand_id(memory_id), body.source_space, body.visibility)
     return ok(memory_json(copy), 201)
 
 
 @sharing_router.post("/v1/memories/{memory_id}/unshare")
 def unshare(memory_id: str, body: ShareBody, svc: Caller) -> CompactJSON:
-    svc.sharing.unshare(memory_id, body.target_space)
+    svc.sharing.unshare(svc.expand_id(memory_id), body.target_space)
     return ok({"status": "unshared"})
 
 
 @sharing_router.post("/v1/memories/{memory_id}/reshare")
 def reshare(memory_id: str, svc: Caller, body: ReshareBody | None = None) -> CompactJSON:
     target = body.target_space if body is not None else None
-    return ok(memory_json(svc.sharing.reshare(memory_id, target)))
+    return ok(memory_json(svc.sharing.reshare(svc.expand_id(memory_id), target)))
 
 
 @sharing_router.post("/v1/memories/{memory_id}/share-to-user", status_code=201)
 def share_to_user(memory_id: str, body: ShareToUser, svc: Caller) -> CompactJSON:
-    result, created = svc.sharing.share_to_user(memory_id, body.target_user)
+    result, created = svc.sharing.share_to_user(svc.expand_id(memory_id), body.target_user)
     return ok(result, 201 if created else 200)
 
 

@@ -1,0 +1,274 @@
+"""The SDK for asyncio agents: ``AsyncMemory`` and ``AsyncRemoteMemory``.
+
+The same methods as :class:`memoryd.Memory` and :class:`memoryd.RemoteMemory`,
+each a coroutine::
+
+    async with AsyncMemory() as mem:
+        await mem.add("I moved to Berlin in 2024", user_id="alice")
+        hits = await mem.search("where does the user live", user_id="alice")
+
+``AsyncMemory`` runs the embedded store's calls in worker threads
+(``asyncio.to_thread``), so the event loop never waits for the model or
+SQLite. ``AsyncRemoteMemory`` talks to a server with httpx's ``AsyncClient``
+and sends exactly the requests ``RemoteMemory`` sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from memoryd.client import (
+    DEFAULT_TIMEOUT_S,
+    TASK_POLL_S,
+    Call,
+    Calls,
+    R,
+    ServerError,
+    answer,
+    settings,
+    write_export,
+)
+from memoryd.embed import Embedder
+from memoryd.errors import ValidationError
+from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
+from memoryd.models import Memory as MemoryRecord
+from memoryd.portability import Progress
+from memoryd.sdk import Memory
+
+
+class AsyncMemory:
+    """An embedded memory store for asyncio code; see :class:`memoryd.Memory`."""
+
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        *,
+        user_id: str | None = None,
+        embedder: Embedder | None = None,
+        **settings: Any,
+    ) -> None:
+        self.sync = Memory(path, user_id=user_id, embedder=embedder, **settings)
+
+    async def add(self, content: str, **fields: Any) -> MemoryRecord:
+        return await asyncio.to_thread(self.sync.add, content, **fields)
+
+    async def update(self, memory_id: str, **fields: Any) -> MemoryRecord:
+        return await asyncio.to_thread(self.sync.update, memory_id, **fields)
+
+    async def delete(self, memory_id: str, **options: Any) -> None:
+        await asyncio.to_thread(self.sync.delete, memory_id, **options)
+
+    async def batch_delete(
+        self, ids: Sequence[str] | None = None, confirm: bool = False, **filter_fields: Any
+    ) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.batch_delete, ids, confirm, **filter_fields)
+
+    async def delete_all(self, confirm: bool = False, **options: Any) -> dict[str, int]:
+        return await asyncio.to_thread(self.sync.delete_all, confirm, **options)
+
+    async def ingest(
+        self, messages: Sequence[Message | dict[str, Any]], **options: Any
+    ) -> IngestResult:
+        return await asyncio.to_thread(self.sync.ingest, messages, **options)
+
+    async def mark_noise(self, memory_id: str, **options: Any) -> None:
+        await asyncio.to_thread(self.sync.mark_noise, memory_id, **options)
+
+    async def task(self, task_id: str, **options: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.task, task_id, **options)
+
+    async def wait_for_task(
+        self, task_id: str, timeout_s: float = 60.0, **options: Any
+    ) -> dict[str, Any]:
+        return await _poll(lambda: self.task(task_id, **options), task_id, timeout_s)
+
+    async def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.import_file, path, **options)
+
+    async def import_task(self, import_id: str, **options: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.import_task, import_id, **options)
+
+    async def wait_for_import(
+        self, import_id: str, timeout_s: float = 300.0, **options: Any
+    ) -> dict[str, Any]:
+        return await _poll(lambda: self.import_task(import_id, **options), import_id, timeout_s)
+
+    async def rollback_import(self, import_id: str, **options: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.rollback_import, import_id, **options)
+
+    async def get(self, memory_id: str, **options: Any) -> MemoryRecord:
+        return await asyncio.to_thread(self.sync.get, memory_id, **options)
+
+    async def list(self, **filters: Any) -> builtins.list[MemoryRecord]:
+        return await asyncio.to_thread(self.sync.list, **filters)
+
+    async def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]:
+        return await asyncio.to_thread(self.sync.search, query, **options)
+
+    async def explain(self, query: str, **options: Any) -> SearchResponse:
+        return await asyncio.to_thread(self.sync.explain, query, **options)
+
+    async def history(self, memory_id: str, **options: Any) -> builtins.list[dict[str, Any]]:
+        return await asyncio.to_thread(self.sync.history, memory_id, **options)
+
+    async def stats(self, **options: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.stats, **options)
+
+    async def profile(self, query: str | None = None, **options: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.profile, query, **options)
+
+    async def export(
+        self, path: Path | str, progress: Progress | None = None, **options: Any
+    ) -> int:
+        return await asyncio.to_thread(self.sync.export, path, progress, **options)
+
+    async def import_(
+        self, path: Path | str, progress: Progress | None = None, **options: Any
+    ) -> dict[str, int]:
+        return await asyncio.to_thread(self.sync.import_, path, progress, **options)
+
+    async def reindex(self, progress: Progress | None = None) -> int:
+        return await asyncio.to_thread(self.sync.reindex, progress)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self.sync.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class AsyncRemoteMemory:
+    """A memoryd server for asyncio code; see :class:`memoryd.RemoteMemory`."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        api_key: str | None = None,
+        *,
+        agent_id: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        base, headers = settings(url, api_key, agent_id)
+        self._http = httpx.AsyncClient(
+            base_url=base, headers=headers, timeout=timeout, transport=transport
+        )
+
+    async def _send(self, call: Call[R]) -> R:
+        try:
+            response = await self._http.request(call.method, call.path, **call.options)
+        except httpx.HTTPError as exc:
+            raise ServerError(f"cannot reach {self._http.base_url}: {exc}") from exc
+        return answer(call, response)
+
+    async def add(self, content: str, **fields: Any) -> MemoryRecord:
+        return await self._send(Calls.add(content, fields))
+
+    async def update(self, memory_id: str, **fields: Any) -> MemoryRecord:
+        return await self._send(Calls.update(memory_id, fields))
+
+    async def delete(self, memory_id: str) -> None:
+        await self._send(Calls.delete(memory_id))
+
+    async def batch_delete(
+        self, ids: Sequence[str] | None = None, confirm: bool = False, **filter_fields: Any
+    ) -> dict[str, Any]:
+        return await self._send(Calls.batch_delete(ids, confirm, filter_fields))
+
+    async def delete_all(self, confirm: bool = False) -> dict[str, int]:
+        return await self._send(Calls.delete_all(confirm))
+
+    async def ingest(
+        self,
+        messages: Sequence[Message | dict[str, Any]],
+        *,
+        mode: str = "raw",
+        dates: datetime | Sequence[datetime | None] | None = None,
+        **options: Any,
+    ) -> IngestResult:
+        return await self._send(Calls.ingest(messages, mode, dates, options))
+
+    async def mark_noise(self, memory_id: str) -> None:
+        await self._send(Calls.mark_noise(memory_id))
+
+    async def task(self, task_id: str) -> dict[str, Any]:
+        return await self._send(Calls.task(task_id))
+
+    async def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
+        return await _poll(lambda: self.task(task_id), task_id, timeout_s)
+
+    async def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
+        return await self._send(Calls.import_file(path, options))
+
+    async def import_task(self, import_id: str) -> dict[str, Any]:
+        return await self._send(Calls.import_task(import_id))
+
+    async def wait_for_import(self, import_id: str, timeout_s: float = 300.0) -> dict[str, Any]:
+        return await _poll(lambda: self.import_task(import_id), import_id, timeout_s)
+
+    async def rollback_import(self, import_id: str) -> dict[str, Any]:
+        return await self._send(Calls.rollback_import(import_id))
+
+    async def get(self, memory_id: str) -> MemoryRecord:
+        return await self._send(Calls.get(memory_id))
+
+    async def list(self, **filters: Any) -> builtins.list[MemoryRecord]:
+        return await self._send(Calls.list(filters))
+
+    async def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]:
+        return (await self._send(Calls.search(query, options))).results
+
+    async def explain(self, query: str, **options: Any) -> SearchResponse:
+        return await self._send(Calls.search(query, {**options, "include_trace": True}))
+
+    async def history(self, memory_id: str) -> builtins.list[dict[str, Any]]:
+        return await self._send(Calls.history(memory_id))
+
+    async def stats(self) -> dict[str, Any]:
+        return await self._send(Calls.stats())
+
+    async def profile(self, query: str | None = None) -> dict[str, Any]:
+        return await self._send(Calls.profile(query))
+
+    async def export(self, path: Path | str, progress: Progress | None = None) -> int:
+        return write_export(path, await self._send(Calls.export()), progress)
+
+    async def import_(self, path: Path | str, progress: Progress | None = None) -> dict[str, int]:
+        result = await self._send(Calls.import_(path))
+        if progress:
+            progress(result.get("imported", 0))
+        return result
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncRemoteMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+async def _poll(
+    get: Callable[[], Awaitable[dict[str, Any]]], task_id: str, timeout_s: float
+) -> dict[str, Any]:
+    """A task once it completed or failed, polled without blocking the event loop."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        task = await get()
+        if task["status"] in ("completed", "failed"):
+            return task
+        if time.monotonic() > deadline:
+            raise ValidationError(f"task {task_id} is still {task['status']}")
+        await asyncio.sleep(TASK_POLL_S)

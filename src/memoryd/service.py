@@ -25,8 +25,6 @@ from memoryd.ids import resolve_id
 from memoryd.ingest.capture import capture
 from memoryd.ingest.conversation import embedding_text
 from memoryd.ingest.direct import (
-    INHERITED_FIELDS,
-    UPSERT_FIELDS,
     build_direct_memory,
     check_id,
     check_int,
@@ -45,8 +43,6 @@ from memoryd.models import (
     Memory,
     MemoryType,
     Message,
-    Relation,
-    RelationType,
     SearchResponse,
     State,
     Tier,
@@ -75,8 +71,6 @@ TASK_POLL_S = 0.05
 Progress = Callable[[int, int], None]
 # the span in which a fact held: a memory whose span is empty would never be live
 VALIDITY = ("valid_from", "valid_to")
-# nearest neighbours of a new direct memory checked for the same content (same text, same vector)
-REPEAT_PROBE = 8
 
 
 class MemoryService:
@@ -158,55 +152,9 @@ class MemoryService:
         memory = build_direct_memory(
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
-        if replaces is not None and (key or memory.memory_type is not MemoryType.PINNED):
-            raise ValidationError("replaces applies to a direct memory without a key")
-        vector = self.embed([memory.content])[0]
-        if key:
-            current = self._slot_holder(key)
-        elif memory.memory_type is MemoryType.PINNED and replaces is None:
-            current = self._same_content(memory, vector)  # a direct add, not a distilled fact
-        else:
-            current = None
-        if current is not None and current.content == memory.content:
-            if key:  # the slot's value again: other fields given are still changes
-                given = {k: getattr(memory, k) for k in UPSERT_FIELDS if fields.get(k) is not None}
-                current = self.update(current.id, **given)
-            self.store.touch([current.id], to_us(utcnow()) or 0)
-            return self.get(current.id)
-        if key and current is not None:
-            kept = {k: getattr(current, k) for k in INHERITED_FIELDS if fields.get(k) is None}
-            supersedes = Relation(relation_type=RelationType.SUPERSEDES, target_id=current.id)
-            memory = memory.model_copy(
-                update={**kept, "relations": [*memory.relations, supersedes]}
-            )
-            return self.store.supersede(current, memory, vector, actor=memory.agent_id)
-        from memoryd.ingest.apply import store_direct  # the slow path's slot rules
+        from memoryd.ingest.direct_add import add_direct  # the slow path's slot rules
 
-        old = self.get(replaces) if replaces is not None else None
-        return store_direct(self, memory, vector, old)
-
-    def _slot_holder(self, key: str) -> Memory | None:
-        """The memory that holds ``key`` now (the latest value of the slot)."""
-        found, _ = self.store.list_memories(
-            self.tenant_id, [self.space_id], MemoryFilter(key=key, live_at=utcnow()), limit=1
-        )
-        return found[0] if found else None
-
-    def _same_content(self, memory: Memory, vector: npt.NDArray[np.float32]) -> Memory | None:
-        """A live direct memory with exactly this content, found by its (identical) vector."""
-        now = utcnow()
-        rowids = self.store.vector_search(
-            self.tenant_id, self.space_id, vector, REPEAT_PROBE, MemoryFilter(live_at=now)
-        )
-        for candidate in self.store.by_rowids([r for r, _ in rowids]).values():
-            if (
-                candidate.content == memory.content
-                and candidate.memory_type is MemoryType.PINNED
-                and candidate.state is State.ACTIVE
-                and candidate.is_live(now)
-            ):
-                return candidate
-        return None
+        return add_direct(self, memory, fields, key, replaces)
 
     def resolve_id(self, memory_id: Any, spaces: Sequence[str] | None = None) -> str:
         """The full id of a memory from its id or any unique prefix of it (4+ characters)."""

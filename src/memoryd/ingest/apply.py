@@ -19,13 +19,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
-from memoryd.errors import ValidationError
 from memoryd.ingest import rules
 from memoryd.ingest.conversation import context_of, spoken_by_user
-from memoryd.ingest.neighbours import existing_for
 from memoryd.ingest.reconcile import (
     SLOT_TAG_PREFIX,
     SUPPORT_CONFIDENCE_STEP,
@@ -33,7 +28,6 @@ from memoryd.ingest.reconcile import (
     Decision,
     Fact,
     merged_text,
-    slot_guard,
     slot_value,
 )
 from memoryd.ingest.reconcile_llm import Verdict
@@ -162,41 +156,6 @@ def retire(svc: MemoryService, old: Memory, new: Memory, said_at: datetime | Non
     ends = said_at if said_at is not None and said_at > _start(old) else now
     svc.update(old.id, invalidated_at=now, superseded_by=new.id, valid_to=ends)
     retire_turns(svc, old, new)
-
-
-def store_direct(
-    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32], old: Memory | None
-) -> Memory:
-    """Store a direct memory; it supersedes ``old``, or the fact its words change."""
-    if old is None and memory.memory_type is MemoryType.PINNED:
-        old = replaced_by_direct(svc, memory, vector)
-    if old is not None:
-        if old.space_id != svc.space_id or old.invalidated_at is not None:
-            raise ValidationError(f"memory {old.id} is not a current memory of this space")
-        link = Relation(relation_type=RelationType.SUPERSEDES, target_id=old.id)
-        memory.relations = [*memory.relations, link]
-    svc.store.insert_memories([memory], [vector], actor=memory.agent_id)
-    if old is None:
-        return memory
-    retire(svc, old, memory, memory.valid_from)
-    return svc.get(memory.id)
-
-
-def replaced_by_direct(
-    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32]
-) -> Memory | None:
-    """The memory a direct add changes: the current holder of the slot its words fill.
-
-    "I live in Munich" added after "I live in Berlin" (stored directly or
-    distilled) is a change, not a second answer to where the user lives.
-    Content the rules cannot place replaces nothing (``replaces`` says it).
-    """
-    found = [f for f in rules.extract_facts([("user", memory.content)]) if f.slot is not None]
-    if len(found) != 1:
-        return None
-    fact = Fact.from_rules(found[0], memory.confidence)
-    decided = slot_guard(fact, existing_for(svc, fact, vector))
-    return decided[1] if decided is not None and decided[0] is Decision.SUPERSEDE else None
 
 
 def retire_turns(svc: MemoryService, old: Memory, new: Memory) -> int:

@@ -1,0 +1,132 @@
+"""A direct memory (seed 000 §1.3), stored: a repeat, a new value of a key, or a change.
+
+What the caller says is stored as it is, pinned, but not blindly beside
+what is known:
+
+* content a direct memory already holds is a repeat: that memory is
+  returned, recalled once more, instead of a twin;
+* with ``key``, the new value supersedes the memory holding that key;
+* a memory that changes a known fact supersedes it (the memory named by
+  ``replaces``, or the current holder of the slot its words fill: "I live
+  in Munich" after "I live in Berlin"), with the same rules and effects as
+  smart ingest's (:mod:`memoryd.ingest.slots`, :func:`apply.retire`).
+
+Every supersede keeps the old memory, invalidated, for ``as_of``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.errors import ValidationError
+from memoryd.ingest import rules
+from memoryd.ingest.apply import retire
+from memoryd.ingest.direct import INHERITED_FIELDS, UPSERT_FIELDS
+from memoryd.ingest.neighbours import existing_for
+from memoryd.ingest.reconcile import Decision, Fact, slot_guard
+from memoryd.models import Memory, MemoryType, Relation, RelationType, State, utcnow
+from memoryd.store import MemoryFilter
+from memoryd.store.rows import to_us
+
+if TYPE_CHECKING:
+    from memoryd.service import MemoryService
+
+# nearest neighbours of a new direct memory checked for the same content (same text, same vector)
+REPEAT_PROBE = 8
+
+
+def add_direct(
+    svc: MemoryService,
+    memory: Memory,
+    fields: dict[str, Any],
+    key: str | None,
+    replaces: str | None,
+) -> Memory:
+    """Store ``memory`` (built from ``fields``) by the rules of the module docstring."""
+    if replaces is not None and (key or memory.memory_type is not MemoryType.PINNED):
+        raise ValidationError("replaces applies to a direct memory without a key")
+    vector = svc.embed([memory.content])[0]
+    if key:
+        current = slot_holder(svc, key)
+    elif memory.memory_type is MemoryType.PINNED and replaces is None:
+        current = same_content(svc, memory, vector)  # a direct add, not a distilled fact
+    else:
+        current = None
+    if current is not None and current.content == memory.content:
+        if key:  # the slot's value again: other fields given are still changes
+            given = {k: getattr(memory, k) for k in UPSERT_FIELDS if fields.get(k) is not None}
+            current = svc.update(current.id, **given)
+        svc.store.touch([current.id], to_us(utcnow()) or 0)
+        return svc.get(current.id)
+    if key and current is not None:
+        kept = {k: getattr(current, k) for k in INHERITED_FIELDS if fields.get(k) is None}
+        supersedes = Relation(relation_type=RelationType.SUPERSEDES, target_id=current.id)
+        memory = memory.model_copy(update={**kept, "relations": [*memory.relations, supersedes]})
+        return svc.store.supersede(current, memory, vector, actor=memory.agent_id)
+    old = svc.get(replaces) if replaces is not None else None
+    return store_direct(svc, memory, vector, old)
+
+
+def slot_holder(svc: MemoryService, key: str) -> Memory | None:
+    """The memory that holds ``key`` now (the latest value of the slot)."""
+    found, _ = svc.store.list_memories(
+        svc.tenant_id, [svc.space_id], MemoryFilter(key=key, live_at=utcnow()), limit=1
+    )
+    return found[0] if found else None
+
+
+def same_content(
+    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32]
+) -> Memory | None:
+    """A live direct memory with exactly this content, found by its (identical) vector."""
+    now = utcnow()
+    rowids = svc.store.vector_search(
+        svc.tenant_id, svc.space_id, vector, REPEAT_PROBE, MemoryFilter(live_at=now)
+    )
+    for candidate in svc.store.by_rowids([r for r, _ in rowids]).values():
+        if (
+            candidate.content == memory.content
+            and candidate.memory_type is MemoryType.PINNED
+            and candidate.state is State.ACTIVE
+            and candidate.is_live(now)
+        ):
+            return candidate
+    return None
+
+
+def store_direct(
+    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32], old: Memory | None
+) -> Memory:
+    """Store a direct memory; it supersedes ``old``, or the fact its words change."""
+    if old is None and memory.memory_type is MemoryType.PINNED:
+        old = replaced_by_direct(svc, memory, vector)
+    if old is not None:
+        if old.space_id != svc.space_id or old.invalidated_at is not None:
+            raise ValidationError(f"memory {old.id} is not a current memory of this space")
+        link = Relation(relation_type=RelationType.SUPERSEDES, target_id=old.id)
+        memory.relations = [*memory.relations, link]
+    svc.store.insert_memories([memory], [vector], actor=memory.agent_id)
+    if old is None:
+        return memory
+    retire(svc, old, memory, memory.valid_from)
+    return svc.get(memory.id)
+
+
+def replaced_by_direct(
+    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32]
+) -> Memory | None:
+    """The memory a direct add changes: the current holder of the slot its words fill.
+
+    "I live in Munich" added after "I live in Berlin" (stored directly or
+    distilled) is a change, not a second answer to where the user lives.
+    Content the rules cannot place replaces nothing (``replaces`` says it).
+    """
+    found = [f for f in rules.extract_facts([("user", memory.content)]) if f.slot is not None]
+    if len(found) != 1:
+        return None
+    fact = Fact.from_rules(found[0], memory.confidence)
+    decided = slot_guard(fact, existing_for(svc, fact, vector))
+    return decided[1] if decided is not None and decided[0] is Decision.SUPERSEDE else None

@@ -27,9 +27,10 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.ingest.rule_tables import NOISE as CHATTER_WORDS
-from memoryd.ingest.rule_tables import USER_ROLES
 
 NOISE_THRESHOLD = 0.82
+# the roles that answer the user: their short exclamations react, they do not inform
+ASSISTANT_ROLES = frozenset(("assistant", "ai", "bot", "model"))
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 MAX_LEARNED_NOISE = 200
 
@@ -100,8 +101,8 @@ def says_nothing(role: str, text: str) -> bool:
     reaction of the assistant's. Such a turn is kept like any other, but ranks last."""
     if regex_noise(text) is not None or CHATTER_WORDS.match(text):
         return True
-    if role.strip().lower() in USER_ROLES:
-        return False  # "I moved to Oslo!" is short and exclaimed, and it is news
+    if role.strip().lower() not in ASSISTANT_ROLES:
+        return False  # "I moved to Oslo!", "It's Shia Labeouf!": short, exclaimed, and news
     return not re.search(r"\d|[?？]", text) and bool(REACTIONS.match(text))
 
 

@@ -20,3 +20,13 @@ def test_add_supersedes_what_it_changes_and_says_so(tmp_path: Path) -> None:
     assert later["relations"][0]["target_id"] == note["id"]
     missing = run(home, "add", "x", "--replaces", "nope")
     assert missing.code == 1 and "not found" in (missing.err + missing.out).lower()
+
+
+def test_json_may_follow_the_command(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    run(home, "add", "I like green tea")
+    after = run(home, "list", "--json")
+    assert after.code == 0, after.err
+    assert after.json()["memories"][0]["content"] == "I like green tea"
+    literal = run(home, "--json", "add", "--", "--json")  # after --, it is the content
+    assert literal.json()["content"] == "--json"

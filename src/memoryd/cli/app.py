@@ -207,6 +207,19 @@ def _quiet_flags(command: Any) -> None:
         _quiet_flags(sub)
 
 
+def global_first(args: list[str]) -> list[str]:
+    """``--json`` moved before the command where it was typed after it.
+
+    ``memoryd search QUERY --json`` is how people type it; Typer reads
+    global options only before the command. Anything after ``--`` is left
+    alone (it is an argument, whatever it looks like).
+    """
+    end = args.index("--") if "--" in args else len(args)
+    if "--json" not in args[:end]:
+        return args
+    return ["--json", *(a for a in args[:end] if a != "--json"), *args[end:]]
+
+
 def _wants_json(args: list[str]) -> bool:
     """``--json`` among the global options (before the command), parsed or not."""
     for arg in args:
@@ -219,7 +232,7 @@ def _wants_json(args: list[str]) -> bool:
 
 def run(args: list[str] | None = None) -> None:
     """The ``memoryd`` console script."""
-    args = sys.argv[1:] if args is None else args
+    args = global_first(sys.argv[1:] if args is None else args)
     command = typer.main.get_command(app)
     _quiet_flags(command)
     try:

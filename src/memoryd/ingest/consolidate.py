@@ -124,6 +124,7 @@ class Consolidation:
             offset += PAGE
 
     def run(self) -> dict[str, Any]:
+        _ = self.service.embedder  # load the model and bind the store's index to it
         memories = self.live()
         retired: set[str] = set()
         counts: Counter[str] = Counter()
@@ -192,10 +193,14 @@ class Consolidation:
         for (memory, fact, older), verdict in zip(work, verdicts, strict=True):
             if memory.id in retired:
                 continue
-            if verdict is None:
-                verdict = Verdict(*rule_decision(fact, older))
+            if verdict is None or (verdict.target is not None and verdict.target.id in retired):
+                # the model gave none, or its target was retired earlier in this batch:
+                # the rules decide against what is still live
+                verdict = Verdict(
+                    *rule_decision(fact, [c for c in older if c.memory.id not in retired])
+                )
             target = verdict.target
-            if target is None or target.id in retired:
+            if target is None:
                 continue
             decision = enforce(verdict.decision, fact, target)
             counts[decision.value] += 1

@@ -11,6 +11,7 @@ import jsonschema
 import openai
 import openai.types.chat
 import pytest
+from chat_replies import tool_call
 from pydantic import TypeAdapter
 from scripted_llm import Reply, ScriptedLLM
 
@@ -85,23 +86,10 @@ def test_bad_calls_answer_clearly(
     assert words in answer["error"]["message"]
 
 
-def tool_call_completion(arguments: dict[str, Any]) -> bytes:
-    """A chat completion whose answer is a call of the memory tool (OpenAI's shape)."""
-    call = {
-        "id": "call_1",
-        "type": "function",
-        "function": {"name": "memory", "arguments": json.dumps(arguments)},
-    }
-    message = {"role": "assistant", "content": None, "tool_calls": [call]}
-    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
-    body = {"id": "c1", "object": "chat.completion", "created": 0, "model": "m"}
-    return json.dumps({**body, "choices": [choice]}).encode()
-
-
 def test_an_openai_client_calls_the_tool_end_to_end(managers: Make, scripted: ScriptedLLM) -> None:
     manager = managers()
     manager.remember(FACTS[1])
-    scripted.script(Reply(raw=tool_call_completion({"action": "search", "query": "home city"})))
+    scripted.script(tool_call("memory", {"action": "search", "query": "home city"}))
     client = openai.OpenAI(base_url=scripted.url, api_key="test")
     completion = client.chat.completions.create(
         model="m",

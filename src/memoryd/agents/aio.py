@@ -41,6 +41,11 @@ class AsyncMemoryManager:
     ) -> int:
         return await asyncio.to_thread(self.sync.on_pre_compact, messages, session_id)
 
+    async def capture(
+        self, messages: Sequence[Mapping[str, Any]], session_id: str | None = None
+    ) -> int:
+        return await asyncio.to_thread(self.sync.capture, messages, session_id)
+
     async def on_session_end(
         self, messages: Sequence[Mapping[str, Any]] = (), session_id: str | None = None
     ) -> None:

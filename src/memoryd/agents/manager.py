@@ -177,6 +177,11 @@ class MemoryManager:
         self, messages: Sequence[Mapping[str, Any]], session_id: str | None = None
     ) -> int:
         """Keep every message about to be compacted away that is not stored yet; how many."""
+        return self.capture(messages, session_id)
+
+    def capture(self, messages: Sequence[Mapping[str, Any]], session_id: str | None = None) -> int:
+        """Store the messages of a session not stored yet (a framework's own history hook);
+        how many were new. Distilled in the background, like a turn."""
         if self.provider is None:
             return 0
         return self._capture(session_id or self.session_id, _messages(messages))

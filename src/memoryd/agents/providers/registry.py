@@ -28,6 +28,7 @@ ENTRY_POINT_GROUP = "memoryd.providers"
 BUILTIN: dict[str, str] = {
     "local": "memoryd.agents.providers.local:LocalProvider",
     "remote": "memoryd.agents.providers.remote:RemoteProvider",
+    "mem0": "memoryd.agents.providers.mem0:Mem0Provider",
 }
 _registered: dict[str, type[MemoryProvider]] = {}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,3 +134,15 @@ def test_a_langgraph_agent_remembers_across_two_runs(home: Path, embedder: Local
         other: RunnableConfig = {"configurable": {"user_id": "bob"}}
         graph.invoke({"messages": [HumanMessage("Which coffee should I buy?")]}, other)
         assert "dark roast" not in llm.chat_requests[0].messages[0]["content"]
+
+
+def test_the_store_works_from_async_graphs(memory: Memory) -> None:
+    store = MemorydStore(memory)
+
+    async def roundtrip() -> list[str]:
+        await store.aput(("notes",), "a", {"text": "The deploy runs on Fridays."})
+        item = await store.aget(("notes",), "a")
+        assert item is not None and item.value == {"text": "The deploy runs on Fridays."}
+        return [i.key for i in await store.asearch(("notes",), query="when is the deploy")]
+
+    assert asyncio.run(roundtrip()) == ["a"]

@@ -98,11 +98,15 @@ def test_bad_settings_are_a_clear_error(managers: Make, home: Path) -> None:
         managers()
 
 
-def test_disabled_memory_does_nothing(managers: Make) -> None:
-    manager = managers(enabled=False)
+@pytest.mark.parametrize("off", [{"enabled": False}, {"provider": None}])
+def test_disabled_memory_does_nothing(managers: Make, off: dict[str, object]) -> None:
+    manager = managers(**off)
     assert manager.provider is None
     manager.on_turn_complete(PREFERENCE, "Noted.")
     assert manager.prefetch(COFFEE_QUESTION) == ""
+    assert manager.on_pre_compact([{"role": "user", "content": PREFERENCE}]) == 0
+    with pytest.raises(Exception, match="memory is disabled"):
+        manager.search(COFFEE_QUESTION)
 
 
 def test_no_sync_turns_keeps_turns_for_compaction_and_session_end(managers: Make) -> None:

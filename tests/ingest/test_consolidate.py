@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -280,3 +281,15 @@ def test_the_consolidate_command(home: Path, embedder: LocalEmbedder) -> None:
     with MemoryService(home, embedder=embedder) as svc:
         assert_consolidated(svc, seeded)
         assert svc.store.count(svc.tenant_id, [svc.space_id], MemoryFilter()) >= len(seeded)
+
+
+def test_the_async_sdk_consolidates(home: Path, embedder: LocalEmbedder) -> None:
+    from memoryd.aio import AsyncMemory
+
+    async def run() -> dict[str, object]:
+        async with AsyncMemory(home, embedder=embedder) as mem:
+            seed_messy(mem.sync.service)
+            return await mem.consolidate()
+
+    task = asyncio.run(run())
+    assert task["status"] == "completed" and task["retired"] == 5

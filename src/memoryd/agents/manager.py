@@ -124,7 +124,7 @@ class MemoryManager:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-prefetch")
         self._closed = False
         self.provider: MemoryProvider | None = None
-        if self.settings.enabled:
+        if self.settings.enabled and self.settings.provider is not None:
             context = ProviderContext(self.home, profile, dict(self.settings.options), embedder)
             self.provider = create_provider(self.settings.provider, context)
 

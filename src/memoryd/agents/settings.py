@@ -36,7 +36,8 @@ class AgentMemorySettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
-    provider: str = "local"
+    # the provider's registered name; None turns memory off, as enabled=false does
+    provider: str | None = "local"
     # store each completed turn and distil it in the background
     sync_turns: bool = True
     # recall before each turn

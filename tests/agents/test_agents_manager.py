@@ -253,3 +253,13 @@ def test_the_async_manager_runs_the_same_lifecycle(home: Path, embedder: LocalEm
             return block
 
     assert PREFERENCE_WORDS in asyncio.run(loop())
+
+
+def test_consolidation_through_the_manager(managers: Make) -> None:
+    manager = managers()
+    first = manager.remember("The user lives in Berlin.")
+    manager.remember("The user's favourite colour is green.")
+    task = manager.consolidate()
+    assert task["status"] == "completed" and task["kind"] == "consolidate"
+    assert task["memories_checked"] == 2
+    assert manager.history(first.id)[0]["action"] == "create"

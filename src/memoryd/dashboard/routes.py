@@ -21,6 +21,7 @@ from memoryd.dashboard.session import COOKIE, is_dashboard_path
 from memoryd.errors import MemorydError, NotFoundError, UnauthorizedError, ValidationError
 from memoryd.models import Category, Memory, MemoryType, State, Tier
 from memoryd.service import MemoryService
+from memoryd.store.rows import from_us
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
@@ -32,6 +33,7 @@ templates = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+templates.filters["when"] = lambda us: from_us(us).strftime("%Y-%m-%d %H:%M:%S") if us else ""
 router = APIRouter(include_in_schema=False)
 
 

@@ -57,9 +57,9 @@ def main() -> None:
                 time.sleep(0.3)
         with httpx.Client(base_url=URL, headers={"X-API-Key": key}) as api:
             ids = [
-                api.post(
-                    "/v1/memories", json={"content": c, "category": cat, "tags": tags}
-                ).json()["id"]
+                api.post("/v1/memories", json={"content": c, "category": cat, "tags": tags}).json()[
+                    "id"
+                ]
                 for c, cat, tags in MEMORIES
             ]
             api.put(f"/v1/memories/{ids[1]}", json={"content": "I prefer light roast coffee now"})

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from playwright.sync_api import Browser, Page, expect
 from server_harness import RunningServer, create_tenant
 
@@ -125,3 +128,60 @@ def test_phone_width_and_keyboard_alone(browser: Browser, server: RunningServer)
     page.keyboard.press("Enter")
     expect(page.locator("#content")).to_have_text("Typed without a mouse")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+HANDBOOK = b"""# Team handbook
+
+## Deploys
+We deploy the billing service on Tuesdays after the QA sign-off.
+
+## On call
+The on-call engineer answers pages within fifteen minutes.
+"""
+
+
+def test_import_roll_back_and_export(browser: Browser, server: RunningServer) -> None:
+    _, key = create_tenant(server, "frank")
+    page = signed_in(browser, server, key)
+    with server.client(key) as frank:
+        frank.post("/v1/memories", json={"content": "I take the train to work"})
+    before = stat_total(page)
+
+    page.click("text=Import & export")
+    page.set_input_files(
+        "#file", {"name": "handbook.md", "mimeType": "text/markdown", "buffer": HANDBOOK}
+    )
+    page.click("button:has-text('Import')")
+    # the page follows the task until it is done, by itself
+    expect(page.locator("#import-status")).to_have_text("completed", timeout=60_000)
+    created = int(page.locator("#import-created").inner_text())
+    assert created >= 1
+    import_url = page.url
+    assert stat_total(page) == before + created
+
+    page.goto(import_url)
+    page.click("button:has-text('Roll back')")
+    expect(page.locator("#import-status")).to_have_text("rolled_back")
+    assert stat_total(page) == before
+
+    page.click("text=Import & export")
+    with page.expect_download() as download:
+        page.click("text=Download every memory as JSON Lines")
+    lines = Path(download.value.path()).read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert records[0]["type"] == "header"
+    contents = [r["memory"]["content"] for r in records if r["type"] == "memory"]
+    assert "I take the train to work" in contents
+
+
+def test_an_import_refused_says_why(browser: Browser, server: RunningServer) -> None:
+    _, key = create_tenant(server, "gina")
+    page = signed_in(browser, server, key)
+    page.goto("/imports")
+    page.set_input_files(
+        "#file",
+        {"name": "blob.bin", "mimeType": "application/octet-stream", "buffer": bytes(range(256))},
+    )
+    page.click("button:has-text('Import')")
+    expect(page.locator(".error")).to_be_visible()
+    expect(page.locator("h1")).to_have_text("Imports")

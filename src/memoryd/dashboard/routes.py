@@ -245,7 +245,10 @@ def install(app: FastAPI) -> None:
     memoryd's errors on a dashboard path become an HTML page with the API's
     status and message; everywhere else the API's JSON handler answers.
     """
+    from memoryd.dashboard import data  # its pages use this module's helpers
+
     app.include_router(router)
+    app.include_router(data.router)
     static = Path(__file__).with_name("static")
     app.mount(STATIC, StaticFiles(directory=static), name="dashboard-static")
     json_handler = app.exception_handlers[MemorydError]

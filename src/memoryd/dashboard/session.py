@@ -10,7 +10,17 @@ from __future__ import annotations
 
 COOKIE = "memoryd_key"
 # the dashboard's own paths; the API keeps /v1, /api, /docs and /health
-PREFIXES = ("/sign-in", "/sign-out", "/memories", "/search", "/dashboard/static/")
+PREFIXES = (
+    "/sign-in",
+    "/sign-out",
+    "/memories",
+    "/search",
+    "/imports",
+    "/export",
+    "/dashboard/static/",
+)
+# the dashboard's upload form, which may be as large as an API upload
+UPLOAD_PATH = "/imports"
 
 
 def is_dashboard_path(path: str) -> bool:

@@ -20,7 +20,7 @@ from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memoryd.dashboard.session import COOKIE, is_dashboard_path
+from memoryd.dashboard.session import COOKIE, UPLOAD_PATH, is_dashboard_path
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
 from memoryd.server.errors import error_response
@@ -33,7 +33,7 @@ TENANTS_PATH = "/v1/tenants"
 # bodies that are not JSON: multipart uploads and JSON Lines imports
 NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
 # file uploads may be as large as the import limit, plus the multipart envelope
-UPLOAD_PATHS = ("/v1/imports", "/v1/files")
+UPLOAD_PATHS = ("/v1/imports", "/v1/files", UPLOAD_PATH)
 MULTIPART_SLACK_BYTES = 1024 * 1024
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 

@@ -46,6 +46,10 @@ def test_add_find_edit_delete_in_a_browser(browser: Browser, server: RunningServ
     expect(page.locator("#content")).to_have_text(COFFEE)
     memory_url = page.url
     assert stat_total(page) == 1
+    page.click("nav >> text=Stats")
+    expect(page.locator("#health")).to_contain_text("healthy")  # a real search round trip
+    expect(page.locator("#stats-total")).to_have_text("1")
+    expect(page.locator(".chart rect")).to_have_count(1)  # today's bar
 
     # search as you type: the results come in without a page load
     page.click("nav >> text=Search")
@@ -73,6 +77,8 @@ def test_add_find_edit_delete_in_a_browser(browser: Browser, server: RunningServ
     page.click("button:has-text('Delete')")  # the confirm dialog is accepted
     expect(page.locator("h1")).to_have_text("Memories")
     assert stat_total(page) == 0
+    page.click("nav >> text=Stats")
+    expect(page.locator("#stats-total")).to_have_text("0")
     page.click("text=Sign out")
     page.goto("/")
     expect(page).to_have_url(f"{server.url}/sign-in")

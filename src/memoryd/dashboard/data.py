@@ -1,4 +1,4 @@
-"""The dashboard's data pages: file imports (upload, progress, rollback) and the JSONL export.
+"""The dashboard's data pages: imports (upload, progress, rollback), the JSONL export, stats.
 
 An import runs as the API's does (a task the import worker takes); its page
 polls itself every second while the task is processing, so the progress is
@@ -8,14 +8,16 @@ the task's own, written after each unit of work.
 from __future__ import annotations
 
 import io
+import time
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.dashboard import charts
 from memoryd.dashboard.routes import Viewer, page, see_other
-from memoryd.errors import ValidationError
+from memoryd.errors import MemorydError, ValidationError
 from memoryd.imports.service import Imports
 from memoryd.portability import export_jsonl
 from memoryd.server.routes.imports import read_upload_form
@@ -73,3 +75,29 @@ def export(svc: Viewer) -> Response:
         media_type="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="memoryd-{stamp}.jsonl"'},
     )
+
+
+@router.get("/stats")
+def stats_page(request: Request, svc: Viewer) -> Response:
+    """Cards, memories added per day (30 days, by type), by category and by tier."""
+    overview = svc.stats()
+    return page(
+        request,
+        "stats.html",
+        stats=overview,
+        chart=charts.daily(overview["timeline"], 30, datetime.now(UTC).date()),
+        by_category=charts.shares(overview["by_category"]),
+        by_tier=charts.shares(overview["by_tier"]),
+    )
+
+
+@router.get("/stats/health")
+def health(request: Request, svc: Viewer) -> Response:
+    """A real round trip: a search through the whole pipeline (model, indexes, stages)."""
+    started = time.perf_counter()
+    try:
+        svc.search("health check", limit=1, touch=False)
+    except MemorydError as exc:
+        return page(request, "_health.html", ok=False, error=exc.message)
+    elapsed = (time.perf_counter() - started) * 1000
+    return page(request, "_health.html", ok=True, ms=round(elapsed, 1))

@@ -17,6 +17,7 @@ PREFIXES = (
     "/search",
     "/imports",
     "/export",
+    "/stats",
     "/dashboard/static/",
 )
 # the dashboard's upload form, which may be as large as an API upload

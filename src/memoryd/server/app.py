@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 
-from memoryd import __version__
+from memoryd import __version__, dashboard
 from memoryd.config import Settings, load_settings
 from memoryd.imports.service import start_import_worker
 from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
@@ -95,6 +95,7 @@ def create_app(
     for module in (tenants, memories, spaces, stats, imports, portability, consolidate):
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
+    dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(
         Guard,
         options=GuardOptions(

@@ -191,3 +191,44 @@ def test_an_import_refused_says_why(browser: Browser, server: RunningServer) -> 
     page.click("button:has-text('Import')")
     expect(page.locator(".error")).to_be_visible()
     expect(page.locator("h1")).to_have_text("Imports")
+
+
+def test_spaces_invite_accept_share_and_leave(browser: Browser, server: RunningServer) -> None:
+    _, owner_key = create_tenant(server, "hana")
+    guest_id, guest_key = create_tenant(server, "ivan")
+    owner = signed_in(browser, server, owner_key)
+    owner.click("nav >> text=Spaces")
+    owner.fill("input[name=name]", "Kitchen crew")
+    owner.click("button:has-text('Create')")
+    team = owner.locator("section.space", has_text="Kitchen crew")
+    expect(team).to_be_visible()
+    team.locator("input[name=user_id]").fill(guest_id)
+    team.locator("button:has-text('Invite')").click()
+    expect(owner.locator("section.space", has_text="Kitchen crew")).to_contain_text(guest_id)
+
+    with server.client(owner_key) as api:
+        memory = api.post(
+            "/v1/memories", json={"content": "The walk-in fridge code is 2580"}
+        ).json()
+    owner.goto(f"/memories/{memory['id']}")
+    owner.select_option("select[name=space_id]", label="Kitchen crew")
+    owner.click("button:has-text('Share')")
+
+    def guest_finds_it() -> bool:
+        with server.client(guest_key) as api:
+            hits = api.get("/v1/memories/search", params={"q": "fridge code"}).json()["results"]
+        return any("2580" in h["memory"]["content"] for h in hits)
+
+    assert not guest_finds_it()  # invited, not yet accepted: nothing reaches the guest
+    guest = signed_in(browser, server, guest_key)
+    guest.click("nav >> text=Spaces")
+    invitation = guest.locator("#invitations tr", has_text="Kitchen crew")
+    invitation.locator("button:has-text('Accept')").click()
+    expect(guest.locator("#invitations")).to_have_count(0)
+    assert guest_finds_it()
+
+    guest.locator("section.space", has_text="Kitchen crew").locator(
+        "button:has-text('Leave')"
+    ).click()
+    expect(guest.locator("section.space", has_text="Kitchen crew")).to_have_count(0)
+    assert not guest_finds_it()

@@ -179,7 +179,8 @@ def add_memory(
 @router.get("/memories/{memory_id}")
 def memory_page(request: Request, svc: Viewer, memory_id: str) -> Response:
     memory = svc.get(memory_id)
-    return page(request, "memory.html", memory=memory, history=svc.history(memory.id))
+    teams = [s for s in svc.spaces.list_spaces() if s.id != memory.space_id]
+    return page(request, "memory.html", memory=memory, history=svc.history(memory.id), spaces=teams)
 
 
 @router.get("/memories/{memory_id}/edit")
@@ -245,10 +246,11 @@ def install(app: FastAPI) -> None:
     memoryd's errors on a dashboard path become an HTML page with the API's
     status and message; everywhere else the API's JSON handler answers.
     """
-    from memoryd.dashboard import data  # its pages use this module's helpers
+    from memoryd.dashboard import data, spaces  # their pages use this module's helpers
 
     app.include_router(router)
     app.include_router(data.router)
+    app.include_router(spaces.router)
     static = Path(__file__).with_name("static")
     app.mount(STATIC, StaticFiles(directory=static), name="dashboard-static")
     json_handler = app.exception_handlers[MemorydError]

@@ -18,6 +18,7 @@ PREFIXES = (
     "/imports",
     "/export",
     "/stats",
+    "/spaces",
     "/dashboard/static/",
 )
 # the dashboard's upload form, which may be as large as an API upload

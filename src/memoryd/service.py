@@ -260,6 +260,7 @@ class MemoryService:
         category: str | Category | None = None,
         tier: str | Tier | None = None,
         tags: Any = None,
+        session_id: str | None = None,
     ) -> tuple[list[Memory], int]:
         """Memories by the reference's list filters. Session turns only when asked for."""
         check_int("limit", limit, 0, MAX_LIMIT)
@@ -270,6 +271,7 @@ class MemoryService:
             category=[parse_enum(Category, category)] if category else None,
             tier=[parse_enum(Tier, tier)] if tier else None,
             tags=check_tags(tags) or None,
+            session_id=session_id,
             exclude_types=() if memory_type else (MemoryType.SESSION,),
         )
         return self.store.list_memories(
@@ -433,6 +435,18 @@ class MemoryService:
 
     def session_messages(self, session_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.session_messages(self.tenant_id, self.space_id, session_id)
+
+    def sessions(
+        self, limit: int = DEFAULT_LIMIT, offset: int = 0
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The stored conversations, latest first (id, agent, turns, first and last time)."""
+        check_int("limit", limit, 1, MAX_LIMIT)
+        check_int("offset", offset, 0, MAX_OFFSET)
+        return self.store.list_sessions(self.tenant_id, self.space_id, limit, offset)
+
+    def session_tasks(self, session_id: str) -> list[dict[str, Any]]:
+        """What ingest did with a conversation: each task's counts, decisions and errors."""
+        return [self.task(t) for t in self.store.session_task_ids(self.tenant_id, session_id)]
 
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
@@ -232,3 +233,38 @@ def test_spaces_invite_accept_share_and_leave(browser: Browser, server: RunningS
     ).click()
     expect(guest.locator("section.space", has_text="Kitchen crew")).to_have_count(0)
     assert not guest_finds_it()
+
+
+def test_a_conversation_its_turns_and_what_ingest_made_of_it(
+    browser: Browser, server: RunningServer
+) -> None:
+    _, key = create_tenant(server, "jon")
+    with server.client(key) as api:
+        accepted = api.post(
+            "/v1/memories",
+            json={
+                "session_id": "trip/planning 1",
+                "messages": [
+                    {"role": "user", "content": "I live in Madrid with my partner."},
+                    {"role": "assistant", "content": "Noted!"},
+                    {"role": "user", "content": "<b>thanks</b>"},
+                ],
+            },
+        )
+        assert accepted.status_code == 202, accepted.text
+        task_id = accepted.json()["task_id"]
+        for _ in range(200):
+            if api.get(f"/v1/tasks/{task_id}").json()["status"] in ("completed", "failed"):
+                break
+            time.sleep(0.1)
+    page = signed_in(browser, server, key)
+    page.click("nav >> text=Conversations")
+    page.click("text=trip/planning 1")
+    turns = page.locator("#turns li")
+    expect(turns).to_have_count(3)
+    expect(turns.nth(2).locator(".said")).to_have_text("<b>thanks</b>")  # text, not markup
+    expect(page.locator("table.task").first).to_contain_text("smart")
+    expect(page.locator("table.task .decisions").first).to_contain_text("create")
+    expect(page.locator("#distilled")).to_contain_text("Madrid")
+    response = page.goto("/conversations/no-such-conversation")
+    assert response is not None and response.status == 404

@@ -19,6 +19,7 @@ PREFIXES = (
     "/export",
     "/stats",
     "/spaces",
+    "/conversations",
     "/dashboard/static/",
 )
 # the dashboard's upload form, which may be as large as an API upload

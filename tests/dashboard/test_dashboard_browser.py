@@ -268,3 +268,38 @@ def test_a_conversation_its_turns_and_what_ingest_made_of_it(
     expect(page.locator("#distilled")).to_contain_text("Madrid")
     response = page.goto("/conversations/no-such-conversation")
     assert response is not None and response.status == 404
+
+
+def test_versions_of_a_fact_and_loading_an_export(browser: Browser, server: RunningServer) -> None:
+    _, key = create_tenant(server, "kim")
+    with server.client(key) as api:
+        first = api.post("/v1/memories", json={"content": "I live in Berlin"}).json()
+        second = api.post("/v1/memories", json={"content": "I live in Munich now"}).json()
+        assert api.get(f"/v1/memories/{first['id']}").json()["superseded_by"] == second["id"]
+        exported = api.get("/v1/export").text
+    page = signed_in(browser, server, key)
+    page.goto(f"/memories/{first['id']}")
+    versions = page.locator("#chain li")
+    expect(versions).to_have_count(2)
+    expect(versions.nth(0)).to_contain_text("Berlin")
+    expect(versions.nth(1)).to_contain_text("Munich")
+    versions.nth(1).locator("a").click()
+    expect(page.locator("#content")).to_have_text("I live in Munich now")
+
+    _, other_key = create_tenant(server, "lea")
+    other = signed_in(browser, server, other_key)
+    other.goto("/imports")
+    other.set_input_files(
+        "#export",
+        {"name": "kim.jsonl", "mimeType": "application/x-ndjson", "buffer": exported.encode()},
+    )
+    other.click("button:has-text('Load')")
+    expect(other.locator("#loaded")).to_contain_text("Loaded 2 memories")
+    assert stat_total(other) == 2
+    other.goto("/imports")
+    other.set_input_files(
+        "#export", {"name": "bad.jsonl", "mimeType": "application/x-ndjson", "buffer": b"{nope"}
+    )
+    other.click("button:has-text('Load')")
+    expect(other.locator(".error")).to_be_visible()
+    assert stat_total(other) == 2

@@ -19,7 +19,7 @@ from memoryd.dashboard import charts
 from memoryd.dashboard.routes import Viewer, page, see_other
 from memoryd.errors import MemorydError, ValidationError
 from memoryd.imports.service import Imports
-from memoryd.portability import export_jsonl
+from memoryd.portability import export_jsonl, import_jsonl
 from memoryd.server.routes.imports import read_upload_form
 
 router = APIRouter(include_in_schema=False)
@@ -101,3 +101,22 @@ def health(request: Request, svc: Viewer) -> Response:
         return page(request, "_health.html", ok=False, error=exc.message)
     elapsed = (time.perf_counter() - started) * 1000
     return page(request, "_health.html", ok=True, ms=round(elapsed, 1))
+
+
+@router.post("/imports/jsonl")
+async def load_export(request: Request, svc: Viewer) -> Response:
+    """Load a ``memoryd export`` file: validated whole first, so a bad line loads nothing."""
+    try:
+        data, _, _ = await read_upload_form(request)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError("the export is not UTF-8 text") from None
+        loaded = await run_in_threadpool(import_jsonl, svc, io.StringIO(text))
+    except ValidationError as exc:
+        listed = Imports(svc).list()["imports"]
+        return page(
+            request, "imports.html", 400, imports=listed, strategies=STRATEGIES, error=exc.message
+        )
+    listed = Imports(svc).list()["imports"]
+    return page(request, "imports.html", imports=listed, strategies=STRATEGIES, loaded=loaded)

@@ -19,13 +19,14 @@ from starlette.staticfiles import StaticFiles
 
 from memoryd.dashboard.session import COOKIE, is_dashboard_path
 from memoryd.errors import MemorydError, NotFoundError, UnauthorizedError, ValidationError
-from memoryd.models import Category, Memory, MemoryType, State, Tier
+from memoryd.models import Category, Memory, MemoryType, RelationType, State, Tier
 from memoryd.service import MemoryService
 from memoryd.store.rows import from_us
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
 STATIC = "/dashboard/static"
+MAX_CHAIN = 20  # versions shown each way from a memory
 
 templates = Environment(
     loader=PackageLoader("memoryd.dashboard", "templates"),
@@ -180,7 +181,14 @@ def add_memory(
 def memory_page(request: Request, svc: Viewer, memory_id: str) -> Response:
     memory = svc.get(memory_id)
     teams = [s for s in svc.spaces.list_spaces() if s.id != memory.space_id]
-    return page(request, "memory.html", memory=memory, history=svc.history(memory.id), spaces=teams)
+    return page(
+        request,
+        "memory.html",
+        memory=memory,
+        history=svc.history(memory.id),
+        spaces=teams,
+        chain=supersede_chain(svc, memory),
+    )
 
 
 @router.get("/memories/{memory_id}/edit")
@@ -214,6 +222,31 @@ def edit_memory(
 def delete_memory(svc: Viewer, memory_id: str) -> Response:
     svc.delete(svc.get(memory_id).id)
     return see_other("/")
+
+
+def supersede_chain(svc: MemoryService, memory: Memory) -> list[Memory]:
+    """The versions of a fact, oldest first: what this memory superseded, back to the
+    first statement, then what superseded it, up to the current one (``MAX_CHAIN`` each
+    way). A single memory with neither is a chain of one."""
+
+    def superseded(m: Memory) -> str | None:
+        return next(
+            (r.target_id for r in m.relations if r.relation_type is RelationType.SUPERSEDES), None
+        )
+
+    older: list[Memory] = []
+    newer: list[Memory] = []
+    seen = {memory.id}
+    for step, out in ((superseded, older), (lambda m: m.superseded_by, newer)):
+        current = memory
+        while len(out) < MAX_CHAIN and (next_id := step(current)) and next_id not in seen:
+            try:
+                current = svc.get(next_id)
+            except NotFoundError:  # removed for good, or not this tenant's
+                break
+            seen.add(current.id)
+            out.append(current)
+    return [*reversed(older), memory, *newer]
 
 
 def _fields(category: str, tags: str, importance: str) -> dict[str, Any]:

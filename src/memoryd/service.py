@@ -261,8 +261,13 @@ class MemoryService:
         tier: str | Tier | None = None,
         tags: Any = None,
         session_id: str | None = None,
+        agent_id: str | None = None,
+        space_id: str | None = None,
     ) -> tuple[list[Memory], int]:
-        """Memories by the reference's list filters. Session turns only when asked for."""
+        """Memories by the reference's list filters. Session turns only when asked for.
+
+        The personal space unless ``space_id`` names another space of the caller's.
+        """
         check_int("limit", limit, 0, MAX_LIMIT)
         check_int("offset", offset, 0, MAX_OFFSET)
         f = MemoryFilter(
@@ -272,10 +277,12 @@ class MemoryService:
             tier=[parse_enum(Tier, tier)] if tier else None,
             tags=check_tags(tags) or None,
             session_id=session_id,
+            agent_id=agent_id,
             exclude_types=() if memory_type else (MemoryType.SESSION,),
         )
+        space = self.spaces.visible(space_id).id if space_id else self.space_id
         return self.store.list_memories(
-            self.tenant_id, [self.space_id], f, sort=sort, order=order, limit=limit, offset=offset
+            self.tenant_id, [space], f, sort=sort, order=order, limit=limit, offset=offset
         )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:

@@ -227,6 +227,13 @@ def test_spaces_invite_accept_share_and_leave(browser: Browser, server: RunningS
     invitation.locator("button:has-text('Accept')").click()
     expect(guest.locator("#invitations")).to_have_count(0)
     assert guest_finds_it()
+    guest.goto("/")
+    guest.select_option("select[name=space_id]", label="Kitchen crew")
+    guest.click("button:has-text('Filter')")
+    expect(guest.locator("table.list")).to_contain_text("2580")
+    guest.goto("/")
+    expect(guest.locator("table.list")).not_to_contain_text("2580")  # the personal space
+    guest.click("nav >> text=Spaces")
 
     guest.locator("section.space", has_text="Kitchen crew").locator(
         "button:has-text('Leave')"

@@ -41,9 +41,11 @@ class DailyChart:
     height: int = HEIGHT
 
 
-def daily(timeline: list[dict[str, Any]], days: int, today: date) -> DailyChart:
-    """Memories added per day over the last ``days``, stacked by type."""
-    by_day = {row["date"]: row["by_type"] for row in timeline}
+def daily(
+    timeline: list[dict[str, Any]], days: int, today: date, by: str = "by_category"
+) -> DailyChart:
+    """Memories added per day over the last ``days``, stacked by category (or ``by_type``)."""
+    by_day = {row["date"]: row[by] for row in timeline}
     labels = sorted({kind for kinds in by_day.values() for kind in kinds})
     colors = {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(labels)}
     span = [(today - timedelta(days=days - 1 - i)).isoformat() for i in range(days)]

@@ -107,6 +107,8 @@ def memories(
     state: str = "",
     tier: str = "",
     tags: str = "",
+    space_id: str = "",
+    agent_id: str = "",
 ) -> Response:
     filters = {
         "memory_type": memory_type,
@@ -114,6 +116,8 @@ def memories(
         "state": state,
         "tier": tier,
         "tags": tags,
+        "space_id": space_id,
+        "agent_id": agent_id,
     }
     page_no = max(1, page_no)
     rows, total = svc.list_memories(
@@ -124,6 +128,8 @@ def memories(
         state=state or None,
         tier=tier or None,
         tags=[t.strip() for t in tags.split(",") if t.strip()] or None,
+        space_id=space_id or None,
+        agent_id=agent_id.strip() or None,
     )
     pages = max(1, -(-total // PAGE_SIZE))
     query = {k: v for k, v in filters.items() if v}
@@ -138,6 +144,7 @@ def memories(
         prev_url=f"/?{urlencode({**query, 'page_no': page_no - 1})}" if page_no > 1 else None,
         next_url=f"/?{urlencode({**query, 'page_no': page_no + 1})}" if page_no < pages else None,
         stats=svc.stats(),
+        spaces=svc.spaces.list_spaces(),
     )
 
 

@@ -167,21 +167,31 @@ def new_memory(request: Request, svc: Viewer) -> Response:
     return page(request, "form.html", memory=None, values={"category": "preferences"})
 
 
-@router.post("/memories/new")
-def add_memory(
-    request: Request,
-    svc: Viewer,
+def memory_form(
     content: Annotated[str, Form()] = "",
     category: Annotated[str, Form()] = "preferences",
     tags: Annotated[str, Form()] = "",
     importance: Annotated[str, Form()] = "0.5",
-) -> Response:
-    values = {"content": content, "category": category, "tags": tags, "importance": importance}
+) -> dict[str, str]:
+    """The add and edit forms' fields, as typed (shown again when they are refused)."""
+    return {"content": content, "category": category, "tags": tags, "importance": importance}
+
+
+MemoryForm = Annotated[dict[str, str], Depends(memory_form)]
+
+
+def _save(request: Request, memory: Memory | None, values: dict[str, str], write: Any) -> Response:
+    """``write(content, **fields)``, then the memory's page; a refusal shows the form again."""
     try:
-        memory = svc.add(content, **_fields(category, tags, importance))
+        saved = write(values["content"], **_fields(values))
     except ValidationError as exc:
-        return page(request, "form.html", status=400, memory=None, values=values, error=exc.message)
-    return see_other(f"/memories/{memory.id}")
+        return page(request, "form.html", 400, memory=memory, values=values, error=exc.message)
+    return see_other(f"/memories/{saved.id}")
+
+
+@router.post("/memories/new")
+def add_memory(request: Request, svc: Viewer, values: MemoryForm) -> Response:
+    return _save(request, None, values, svc.add)
 
 
 @router.get("/memories/{memory_id}")
@@ -205,24 +215,11 @@ def edit_form(request: Request, svc: Viewer, memory_id: str) -> Response:
 
 
 @router.post("/memories/{memory_id}/edit")
-def edit_memory(
-    request: Request,
-    svc: Viewer,
-    memory_id: str,
-    content: Annotated[str, Form()] = "",
-    category: Annotated[str, Form()] = "preferences",
-    tags: Annotated[str, Form()] = "",
-    importance: Annotated[str, Form()] = "0.5",
-) -> Response:
+def edit_memory(request: Request, svc: Viewer, memory_id: str, values: MemoryForm) -> Response:
     memory = svc.get(memory_id)
-    values = {"content": content, "category": category, "tags": tags, "importance": importance}
-    try:
-        svc.update(memory.id, content=content, **_fields(category, tags, importance))
-    except ValidationError as exc:
-        return page(
-            request, "form.html", status=400, memory=memory, values=values, error=exc.message
-        )
-    return see_other(f"/memories/{memory.id}")
+    return _save(
+        request, memory, values, lambda content, **f: svc.update(memory.id, content=content, **f)
+    )
 
 
 @router.post("/memories/{memory_id}/delete")
@@ -256,7 +253,8 @@ def supersede_chain(svc: MemoryService, memory: Memory) -> list[Memory]:
     return [*reversed(older), memory, *newer]
 
 
-def _fields(category: str, tags: str, importance: str) -> dict[str, Any]:
+def _fields(values: dict[str, str]) -> dict[str, Any]:
+    importance, tags = values["importance"], values["tags"]
     try:
         weight = float(importance)
     except ValueError:
@@ -264,7 +262,7 @@ def _fields(category: str, tags: str, importance: str) -> dict[str, Any]:
             f"importance must be a number from 0 to 1, not {importance!r}"
         ) from None
     return {
-        "category": category,
+        "category": values["category"],
         "tags": [t.strip() for t in tags.split(",") if t.strip()],
         "importance": weight,
     }

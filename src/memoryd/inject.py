@@ -215,6 +215,7 @@ def render_context(
     profile: Mapping[str, Any] | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     now: datetime | None = None,
+    max_chars: int = MAX_CONTEXT_CHARS,
 ) -> str:
     """The fenced block, or ``""`` when nothing fits or nothing is left to show.
 
@@ -222,7 +223,8 @@ def render_context(
     (``static_facts`` and ``dynamic_context``). Profile lines take the budget
     first, then memories in the order given; an item that does not fit is
     left out and a shorter one after it may still go in. Memories repeating
-    a profile line, or each other, are shown once.
+    a profile line, or each other, are shown once. ``max_chars`` caps the
+    block whatever the budget (a hook's host cuts longer context).
     """
     now = now or utcnow()
     sections: dict[str, list[str]] = {}
@@ -247,7 +249,7 @@ def render_context(
             continue
         sections.setdefault(title, []).append(f"- {prefix}{shown}")
         block = _render(sections, order)
-        if estimate_tokens(block) > budget_tokens or len(block) > MAX_CONTEXT_CHARS:
+        if estimate_tokens(block) > budget_tokens or len(block) > max_chars:
             sections[title].pop()
             if not sections[title]:
                 del sections[title]

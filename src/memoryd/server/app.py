@@ -19,6 +19,9 @@ from fastapi_offline import FastAPIOffline
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
 from memoryd.imports.service import start_import_worker
+from memoryd.proxy import compat
+from memoryd.proxy import routes as proxy_routes
+from memoryd.proxy.forward import Proxy, dialect_for
 from memoryd.server import errors
 from memoryd.server.browser import BrowserGuard, BrowserPolicy
 from memoryd.server.errors import CompactJSON
@@ -55,9 +58,12 @@ def create_app(
     if open_tenants is None:
         open_tenants = is_loopback(options.host)
 
+    proxy = Proxy(root)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        await proxy.aclose()  # exchanges handed over are remembered before the store closes
         if service is None:
             root.close()
 
@@ -74,8 +80,9 @@ def create_app(
     app.router.redirect_slashes = False  # a trailing slash is another (unknown) path
     app.state.service = root
     app.state.tenants = tenant_admin
+    app.state.proxy = proxy
     errors.install(app)
-    for module in (tenants, memories, spaces, stats, imports, portability):
+    for module in (tenants, memories, spaces, stats, imports, portability, proxy_routes, compat):
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
     app.add_middleware(
@@ -88,6 +95,9 @@ def create_app(
             admin_key=settings.admin_key,
             no_auth_tenant=LOCAL_TENANT if options.no_auth else None,
             body_timeout_s=settings.body_timeout_s,
+            foreign_api=lambda path, headers: (
+                d.error if (d := dialect_for(path, headers)) is not None else None
+            ),
         ),
     )
     # around the guard, so an allowed origin's preflight is answered before a key is asked

@@ -11,12 +11,14 @@ SQLite runs on the event loop, where it would hold up every other request
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
@@ -34,6 +36,8 @@ NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
 UPLOAD_PATHS = ("/v1/imports", "/v1/files")
 MULTIPART_SLACK_BYTES = 1024 * 1024
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
+# (status, code, message) -> the error as another API writes it
+ErrorFormat = Callable[[int, str, str], Response]
 
 
 @dataclass
@@ -45,6 +49,9 @@ class GuardOptions:
     admin_key: str = ""
     no_auth_tenant: str | None = None  # every request acts as this tenant (loopback only)
     body_timeout_s: float = 30.0  # the longest wait for the next part of a request body
+    # paths that speak another API (the memory proxy's): its error format, for a request;
+    # such a path also takes the key as ``Authorization: Bearer``, as that API's SDKs send it
+    foreign_api: Callable[[str, Headers], ErrorFormat | None] | None = None
 
 
 class _TooLarge(BaseException):
@@ -65,17 +72,19 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        foreign = self.options.foreign_api
+        render = (foreign(scope["path"], headers) if foreign else None) or error_response
         try:
             self._check_body_headers(scope, headers)
-            tenant = await run_in_threadpool(self._identify, scope, headers)
+            tenant = await run_in_threadpool(
+                self._identify, scope, headers, render is not error_response
+            )
             scope.setdefault("state", {})["tenant"] = tenant
         except MemorydError as exc:
-            await error_response(exc.http_status, exc.code, exc.message)(scope, receive, send)
+            await render(exc.http_status, exc.code, exc.message)(scope, receive, send)
             return
         except _BodyRefused as refused:
-            await error_response(refused.status, refused.code, refused.message)(
-                scope, receive, send
-            )
+            await render(refused.status, refused.code, refused.message)(scope, receive, send)
             return
         started = False
         seen = 0
@@ -109,13 +118,11 @@ class Guard:
         except _TooLarge:
             if started:
                 raise
-            await error_response(413, "payload_too_large", self._too_large(limit))(
-                scope, receive, send
-            )
+            await render(413, "payload_too_large", self._too_large(limit))(scope, receive, send)
         except _TooSlow:
             if started:
                 raise
-            await error_response(
+            await render(
                 408,
                 "request_timeout",
                 f"the request body stopped arriving for {self.options.body_timeout_s:g} s",
@@ -148,7 +155,7 @@ class Guard:
                 f"expected a JSON body (Content-Type: application/json), got {kind}",
             )
 
-    def _identify(self, scope: Scope, headers: Headers) -> Tenant | None:
+    def _identify(self, scope: Scope, headers: Headers, bearer: bool = False) -> Tenant | None:
         path = scope["path"]
         if path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/"):
             return None
@@ -159,7 +166,16 @@ class Guard:
             tenant = self.options.tenants.store.get_tenant(self.options.no_auth_tenant)
             assert tenant is not None
             return tenant
-        tenant, key = self.options.tenants.authenticate(headers.get("x-api-key"))
+        secret = headers.get("x-api-key")
+        if not secret and bearer:
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                secret = token.strip()
+            else:
+                raise UnauthorizedError(
+                    "missing API key: send your memoryd key as Authorization: Bearer or X-API-Key"
+                )
+        tenant, key = self.options.tenants.authenticate(secret)
         self.options.tenants.note_use(key)
         return tenant
 

@@ -33,6 +33,7 @@ from memoryd.store.rows import (
 )
 from memoryd.store.search import SearchLegs
 from memoryd.store.sessions import RawMessage, SessionLog
+from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
 from memoryd.store.vector_index import IndexRow, VectorIndex
@@ -47,7 +48,9 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
-class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs):
+class SQLiteStore(
+    SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs, SettingsStore
+):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index = None

@@ -1,0 +1,174 @@
+"""After the answer: the exchange is remembered, off the response path.
+
+The new user messages and the assistant's answer are captured like any
+conversation (raw turns first, so they are never lost, then the smart
+ingest's distillation), and seed 002's three regex families read the
+user's words: preferences ("I prefer Python over Go"), decisions ("I chose
+Postgres") and habits ("I usually deploy on Fridays"). Each fact is
+sanitised (trimmed, whitespace collapsed, 500 characters), keyed by its
+family and words, deduplicated in the batch, and upserted by that key, so
+saying it again changes nothing. Only the user's words are read: in the
+answer, "I prefer" is the model speaking, not the user.
+
+A failure is logged and never reaches the client: the answer went out
+before any of this ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from memoryd.models import Category
+from memoryd.service import MemoryService
+
+log = logging.getLogger("memoryd.proxy")
+
+# seed 002's limits: the newest 64 KiB of text are read, a fact is at most 500 characters
+MAX_EXTRACTION_CHARS = 64 * 1024
+MAX_FACT_CHARS = 500
+MAX_KEY_WORDS = 12
+SOURCE = "proxy"
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str  # the key's prefix
+    category: Category
+    patterns: tuple[re.Pattern[str], ...]
+
+
+def _compile(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+FAMILIES = (
+    Family(
+        "preference",
+        Category.PREFERENCES,
+        _compile(
+            r"\bI\s+(?:really\s+|strongly\s+|much\s+|generally\s+)?(?:prefer|like|love|enjoy|"
+            r"hate|dislike|can't\s+stand|cannot\s+stand)\s+\S",
+            r"\bmy\s+(?:favou?rite|preferred)\s+[\w\s-]{1,40}?\s+(?:is|are)\s+\S",
+            r"\bI(?:'d| would)\s+rather\s+\S",
+        ),
+    ),
+    Family(
+        "decision",
+        Category.EVENTS,
+        _compile(
+            r"\b(?:I|we)(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'re\s+going\s+to|"
+            r"\s+are\s+going\s+to)\s+(?:use|go\s+with|adopt|choose|pick|switch\s+to|migrate\s+to)"
+            r"\s+\S",
+            r"\b(?:I|we)\s+(?:chose|decided\s+(?:to|on)|went\s+with|picked|settled\s+on|"
+            r"opted\s+for|switched\s+to)\s+\S",
+        ),
+    ),
+    Family(
+        "habit",
+        Category.PATTERNS,
+        _compile(
+            r"\bI\s+(?:usually|always|often|normally|typically|regularly|never|tend\s+to)\s+\S",
+            r"\bevery\s+(?:morning|evening|day|week|weekend|monday|tuesday|wednesday|thursday|"
+            r"friday|saturday|sunday)\s+I\s+\S",
+        ),
+    ),
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    content: str
+    family: str
+    category: Category
+
+
+def sanitise(text: str) -> str:
+    """Trimmed, whitespace collapsed, at most 500 characters."""
+    return " ".join(text.split())[:MAX_FACT_CHARS]
+
+
+def fact_key(family: str, content: str) -> str:
+    """``preference:i_prefer_python_over_go``: the family and the fact's first words."""
+    words = _WORD.findall(content.casefold())[:MAX_KEY_WORDS]
+    slug = "_".join(words)
+    if not slug:  # no word characters at all: the key is the content's digest
+        slug = hashlib.sha256(content.encode()).hexdigest()[:16]
+    return f"{family}:{slug}"
+
+
+def extract_facts(text: str) -> list[Fact]:
+    """The facts seed 002's families find in ``text`` (its newest 64 KiB), one per key."""
+    text = text[-MAX_EXTRACTION_CHARS:]
+    facts: dict[str, Fact] = {}
+    for sentence in _SENTENCE_END.split(text):
+        content = sanitise(sentence)
+        if not content:
+            continue
+        for family in FAMILIES:
+            if any(p.search(content) for p in family.patterns):
+                key = fact_key(family.name, content)
+                facts.setdefault(key, Fact(key, content, family.name, family.category))
+                break  # one sentence is one fact, of the first family that reads it
+    return list(facts.values())
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request's new user messages, to be remembered with the answer they got."""
+
+    svc: MemoryService
+    user_messages: tuple[str, ...]
+    session_id: str
+    model: str
+
+
+def remember(exchange: Exchange, answer: str | None) -> None:
+    """Raw turns (with the answer, when there is one), then smart ingest, then the facts."""
+    svc = exchange.svc
+    messages = [{"role": "user", "content": m} for m in exchange.user_messages if m.strip()]
+    if answer and answer.strip():
+        messages.append({"role": "assistant", "content": answer})
+    if not messages:
+        return
+    svc.ingest(messages, session_id=exchange.session_id, mode="smart", source=SOURCE)
+    for fact in extract_facts("\n".join(exchange.user_messages)):
+        svc.add(
+            fact.content,
+            key=fact.key,
+            category=fact.category,
+            source=SOURCE,
+            tags=[SOURCE, fact.family],
+            session_id=exchange.session_id,
+        )
+
+
+class Extractor:
+    """One background thread that remembers exchanges in the order they ended."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-proxy")
+
+    def submit(self, exchange: Exchange, answer: str | None) -> Future[None]:
+        return self._pool.submit(self._run, exchange, answer)
+
+    @staticmethod
+    def _run(exchange: Exchange, answer: str | None) -> None:
+        try:
+            remember(exchange, answer)
+        except Exception:  # the client has its answer; the log says what was not remembered
+            log.exception(
+                "could not remember an exchange of tenant %s (session %s)",
+                exchange.svc.tenant_id,
+                exchange.session_id,
+            )
+
+    def close(self) -> None:
+        """Finish what was handed over (a stopping server still remembers it), then stop."""
+        self._pool.shutdown(wait=True)

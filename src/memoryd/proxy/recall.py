@@ -15,6 +15,7 @@ import sys
 from datetime import timedelta
 
 from memoryd.errors import ValidationError
+from memoryd.ingest.conversation import transcript_line
 from memoryd.inject import render_context
 from memoryd.models import Memory, MemoryType, State, utcnow
 from memoryd.proxy.settings import MemorySettings
@@ -76,8 +77,8 @@ def recall_block(
             limit=RECENT_LIMIT,
         )
         found.extend(recent)
-    # what the request itself says is in the prompt already
-    said = {_norm(text) for _, text in messages}
+    # what the request itself says (a turn, a fact taken from one) is in the prompt already
+    said = "\n".join(_norm(transcript_line(role, text)) for role, text in messages)
     fresh = [m for m in found if _norm(m.content) not in said]
     if not fresh:
         return ""

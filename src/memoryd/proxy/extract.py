@@ -22,6 +22,7 @@ import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from memoryd.ingest.privacy import redact
 from memoryd.models import Category
 from memoryd.service import MemoryService
 
@@ -104,8 +105,11 @@ def fact_key(family: str, content: str) -> str:
 
 
 def extract_facts(text: str) -> list[Fact]:
-    """The facts seed 002's families find in ``text`` (its newest 64 KiB), one per key."""
-    text = text[-MAX_EXTRACTION_CHARS:]
+    """The facts seed 002's families find in ``text`` (its newest 64 KiB), one per key.
+
+    ``<private>`` blocks are removed first: nothing said in one becomes a fact.
+    """
+    text = redact(text[-MAX_EXTRACTION_CHARS:]) or ""
     facts: dict[str, Fact] = {}
     for sentence in _SENTENCE_END.split(text):
         content = sanitise(sentence)
@@ -117,6 +121,10 @@ def extract_facts(text: str) -> list[Fact]:
                 facts.setdefault(key, Fact(key, content, family.name, family.category))
                 break  # one sentence is one fact, of the first family that reads it
     return list(facts.values())
+
+
+class FactsNotStored(Exception):
+    """Some facts failed (each is logged); the raw turns were stored before them."""
 
 
 @dataclass(frozen=True)
@@ -138,15 +146,22 @@ def remember(exchange: Exchange, answer: str | None) -> None:
     if not messages:
         return
     svc.ingest(messages, session_id=exchange.session_id, mode="smart", source=SOURCE)
+    failed = 0
     for fact in extract_facts("\n".join(exchange.user_messages)):
-        svc.add(
-            fact.content,
-            key=fact.key,
-            category=fact.category,
-            source=SOURCE,
-            tags=[SOURCE, fact.family],
-            session_id=exchange.session_id,
-        )
+        try:
+            svc.add(
+                fact.content,
+                key=fact.key,
+                category=fact.category,
+                source=SOURCE,
+                tags=[SOURCE, fact.family],
+                session_id=exchange.session_id,
+            )
+        except Exception:  # one fact that cannot be stored does not cost the others
+            failed += 1
+            log.exception("could not store the fact %s of tenant %s", fact.key, svc.tenant_id)
+    if failed:
+        raise FactsNotStored(f"{failed} fact(s) of the exchange were not stored")
 
 
 class Extractor:

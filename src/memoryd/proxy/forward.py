@@ -22,6 +22,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from memoryd.errors import MemorydError
 from memoryd.models import Tenant
 from memoryd.proxy.extract import Exchange, Extractor
 from memoryd.proxy.recall import recall_block
@@ -134,6 +135,16 @@ class Proxy:
 
     # ------------------------------------------------------------------ chat
     async def chat(self, request: Request, dialect: Dialect, tenant: Tenant) -> Response:
+        """Recall, inject, forward; memoryd's own failures in the format of the API called."""
+        try:
+            return await self._chat(request, dialect, tenant)
+        except MemorydError as exc:
+            if exc.http_status == 500:
+                log.error("%s %s failed: %s", request.method, request.url.path, exc.message)
+                return dialect.error(500, exc.code, f"{exc.prefix}: memoryd failed; see its log")
+            return dialect.error(exc.http_status, exc.code, exc.message)
+
+    async def _chat(self, request: Request, dialect: Dialect, tenant: Tenant) -> Response:
         raw = await request.body()
         try:
             body = json.loads(raw)
@@ -226,6 +237,10 @@ class Proxy:
                     text.extend(dialect.delta_text(event) for event in reader.feed(chunk))
                 yield chunk
             complete = True
+        except httpx.HTTPError as exc:
+            # the client's stream breaks off as the upstream's did: it sees the same failure
+            log.warning("the upstream stream broke off (%s): %s", answer.url, exc)
+            raise
         finally:
             with anyio.CancelScope(shield=True):  # a client gone: the upstream call ends too
                 await answer.aclose()

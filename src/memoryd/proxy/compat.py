@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request
 
+from memoryd.errors import ValidationError
 from memoryd.proxy import memory_api
 from memoryd.proxy.summarize import summarize
 from memoryd.server.deps import Caller, ok
@@ -69,6 +70,18 @@ def summarize_memory(svc: Caller, body: JsonBody | None = None) -> CompactJSON:
     """Condense the memories past a token budget; the originals stay in their history."""
     body = body or {}
     return ok(summarize(svc, body.get("sessionId"), body.get("maxTokens")))
+
+
+@router.post("/api/memory/clear")
+def clear_memory(svc: Caller, body: JsonBody) -> CompactJSON:
+    """Delete the memories of a ``type``, older than ``olderThan``, or ``all``."""
+    unknown = set(body) - {"type", "olderThan", "all"}
+    if unknown:
+        raise ValidationError(f"unknown fields: {', '.join(sorted(unknown))}")
+    everything = body.get("all", False)
+    if not isinstance(everything, bool):
+        raise ValidationError("all must be true or false")
+    return ok(memory_api.clear_entries(svc, body.get("type"), body.get("olderThan"), everything))
 
 
 @router.get("/api/memory/{memory_id}")

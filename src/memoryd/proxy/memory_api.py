@@ -206,11 +206,21 @@ def health(svc: MemoryService) -> dict[str, Any]:
 
 
 def clear_entries(
-    svc: MemoryService, memory_type: str | None = None, older_than: datetime | str | None = None
+    svc: MemoryService,
+    memory_type: str | None = None,
+    older_than: datetime | str | None = None,
+    everything: bool = False,
 ) -> dict[str, Any]:
-    """OmniRoute's clear: the memories of a type, or older than a time, or all (soft delete)."""
+    """OmniRoute's clear: the memories of a type, older than a time, or (``everything``) all.
+
+    A soft delete, as everywhere in memoryd; conversation turns are not
+    OmniRoute memories and stay. Clearing all needs saying so: an empty call
+    clears nothing.
+    """
     if memory_type:
         category_of(memory_type)
+    elif older_than is None and not everything:
+        raise ValidationError("name a type or olderThan, or send all: true to clear every memory")
     f = _filter(memory_type, None, check_time("olderThan", older_than))
     deleted = svc.store.set_state_where(svc.tenant_id, [svc.space_id], f, State.DELETED)
     return {"deleted": deleted}

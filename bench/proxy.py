@@ -11,7 +11,9 @@ as in use.
 
 Per concurrency level (1 and 20 concurrent streams), for both paths: time
 to first chunk and time to the last chunk, p50 and p95. The overhead is the
-proxied percentile minus the direct one.
+proxied percentile minus the direct one. memoryd's own search on the same
+server (one client, limit 20) is timed beside them: on a busy machine it
+tells what recall costs at that moment.
 """
 
 from __future__ import annotations
@@ -145,6 +147,17 @@ def _level(url: str, key: str, clients: int, questions: list[str]) -> dict[str, 
     }
 
 
+def _search_level(url: str, key: str, questions: list[str]) -> dict[str, float]:
+    """memoryd's own search on the same server, one client: what recall costs right now."""
+    latencies = []
+    with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=REQUEST_TIMEOUT_S) as http:
+        for q in questions:
+            started = time.perf_counter()
+            http.get("/v1/memories/search", params={"q": q, "limit": 20}).raise_for_status()
+            latencies.append((time.perf_counter() - started) * 1000)
+    return _percentiles(latencies)
+
+
 def run(size: int, n_requests: int, levels: list[int], strategy: str = "hybrid") -> dict[str, Any]:
     with Progress() as bar:
         store = build_store(size, bar)
@@ -160,8 +173,8 @@ def run(size: int, n_requests: int, levels: list[int], strategy: str = "hybrid")
         try:
             chosen = httpx.put(
                 f"{url}/api/settings/memory",
-                json={"strategy": strategy},
-                headers={"Authorization": f"Bearer {key}"},
+                json={"enabled": False} if strategy == "off" else {"strategy": strategy},
+                headers={"X-API-Key": key},
             )
             chosen.raise_for_status()
             proxied_url = f"{url}/v1/chat/completions"
@@ -177,6 +190,7 @@ def run(size: int, n_requests: int, levels: list[int], strategy: str = "hybrid")
                 rows.append(
                     {
                         "clients": clients,
+                        "search_1_client_ms": _search_level(url, key, questions[:50]),
                         "direct": direct,
                         "proxied": proxied,
                         "overhead_p50_ms": round(
@@ -211,6 +225,7 @@ def run(size: int, n_requests: int, levels: list[int], strategy: str = "hybrid")
             "direct": "the same request to the scripted upstream",
         },
         "wall_s": round(wall.seconds, 1),
+        "load_average": os.getloadavg(),
     }
 
 
@@ -227,6 +242,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         "overhead p50/p95 ms",
         "first chunk direct",
         "first chunk proxied",
+        "search alone",
     )
     for column in columns:
         table.add_column(column, justify="right")
@@ -239,5 +255,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
             f"{row['overhead_p50_ms']} / {row['overhead_p95_ms']}",
             f"{d['ttfc_p50_ms']} / {d['ttfc_p95_ms']}",
             f"{p['ttfc_p50_ms']} / {p['ttfc_p95_ms']}",
+            f"{row['search_1_client_ms']['p50']} / {row['search_1_client_ms']['p95']}",
         )
     console.print(table)
+    console.print(f"load average at the end: {report.get('load_average')}")

@@ -75,6 +75,7 @@ def recall_block(
                 exclude_types=(MemoryType.SESSION,),
             ),
             limit=RECENT_LIMIT,
+            with_total=False,
         )
         found.extend(recent)
     # what the request itself says (a turn, a fact taken from one) is in the prompt already

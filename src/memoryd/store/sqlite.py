@@ -336,14 +336,19 @@ class SQLiteStore(
         order: str = "desc",
         limit: int = 20,
         offset: int = 0,
+        with_total: bool = True,
     ) -> tuple[list[Memory], int]:
+        """A page of memories and how many match (-1 without ``with_total``: counting
+        every match costs more than the page on a large store)."""
         where, params = where_clause(tenant_id, space_ids, f)
         column = sort if sort in SORT_COLUMNS else "created_at"
         direction = "DESC" if order == "desc" else "ASC"
         with self.read() as conn:
-            total = conn.execute(
-                f"SELECT COUNT(*) FROM memories m WHERE {where}", params
-            ).fetchone()[0]
+            total = (
+                conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
+                if with_total
+                else -1
+            )
             rows = conn.execute(
                 f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where} "
                 f"ORDER BY m.{column} {direction}, m.rowid {direction} LIMIT ? OFFSET ?",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -15,6 +18,7 @@ from memoryd.proxy.extract import (
     MAX_FACT_CHARS,
     Exchange,
     Extractor,
+    FactsNotStored,
     extract_facts,
     fact_key,
     remember,
@@ -59,12 +63,12 @@ def test_a_fact_key_without_words_is_a_digest() -> None:
 
 
 def exchange(svc: MemoryService, *said: str) -> Exchange:
-    return Exchange(svc, tuple(said), "session-1", "gpt-4o")
+    return Exchange(svc.tenant_id, tuple(said), "session-1", "gpt-4o")
 
 
 def test_remembering_twice_upserts_by_key(service: MemoryService) -> None:
-    remember(exchange(service, "I prefer Python over Go."), "Noted.")
-    remember(exchange(service, "I prefer Python over Go."), "Noted.")
+    remember(service, exchange(service, "I prefer Python over Go."), "Noted.")
+    remember(service, exchange(service, "I prefer Python over Go."), "Noted.")
     facts = [m for m in service.list_memories(limit=100)[0] if m.source == "proxy"]
     assert [(m.content, m.key) for m in facts] == [
         ("I prefer Python over Go.", "preference:i_prefer_python_over_go")
@@ -82,11 +86,12 @@ def test_a_failing_fact_is_logged_and_the_turns_are_kept(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the disk is full")
 
-    monkeypatch.setattr(service, "add", broken)
-    extractor = Extractor()
-    with caplog.at_level(logging.ERROR, logger="memoryd.proxy"):
-        extractor.submit(exchange(service, "I always test first."), "Good habit.").result()
-    extractor.close()
+    monkeypatch.setattr(MemoryService, "add", broken)
+    with (
+        caplog.at_level(logging.ERROR, logger="memoryd.proxy"),
+        pytest.raises(FactsNotStored, match="1 fact"),
+    ):
+        remember(service, exchange(service, "I always test first."), "Good habit.")
     assert "could not store the fact habit:i_always_test_first" in caplog.text
     turns = service.list_memories(memory_type=MemoryType.SESSION, limit=100)[0]
     assert sorted(m.content for m in turns) == [
@@ -173,3 +178,24 @@ def test_a_named_session_narrows_recall(service: MemoryService) -> None:
     add(service, "The user plays chess", session_id="games")
     block = recall_block(service, MemorySettings(strategy="recent"), [], session_id="garden")
     assert "bees" in block and "chess" not in block
+
+
+def test_a_helper_process_that_dies_is_replaced_and_nothing_is_lost(
+    service: MemoryService,
+) -> None:
+    extractor = Extractor(service.settings)
+    try:
+        extractor.submit(exchange(service, "I prefer tea."), "Tea it is.").result(timeout=120)
+        pool = extractor._pool
+        assert pool is not None
+        [pid] = list(pool._processes)  # the helper: a real process, killed as a crash would
+        assert os.getpriority(os.PRIO_PROCESS, pid) > os.getpriority(os.PRIO_PROCESS, 0)
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not pool._broken and time.monotonic() < deadline:
+            time.sleep(0.05)
+        extractor.submit(exchange(service, "I prefer coffee."), "Coffee then.").result(timeout=120)
+    finally:
+        extractor.close()
+    contents = [m.content for m in service.list_memories(limit=100)[0]]
+    assert {"I prefer tea.", "I prefer coffee."} <= set(contents)

@@ -14,7 +14,11 @@ from scripted_llm import Reply
 from scripted_upstream import ScriptedUpstream, StreamReply
 from server_harness import RunningServer, start_server
 
+from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
+from memoryd.errors import ValidationError
+from memoryd.proxy.forward import Proxy
+from memoryd.service import MemoryService
 
 
 def client(base: str, key: str, timeout: float = 20) -> openai.OpenAI:
@@ -247,3 +251,36 @@ def test_a_retried_request_is_not_remembered_twice(
     assert contents(alice).count("I prefer dark roast coffee.") == 1
     # the second request's block does not recall the turn it repeats
     assert "Which beans" not in json.dumps(upstream.chats[1].messages[:-1])
+
+
+# ---------------------------------------------------------------------- configuration
+def test_the_upstream_may_come_from_the_config_file(
+    tmp_path: Path, embedder: LocalEmbedder, upstream: ScriptedUpstream
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'upstream_url = "{upstream.url}"\nupstream_api_key = "from-the-file"\n'
+    )
+    running, stop = start_server(home, embedder)
+    try:
+        tenant = httpx.post(f"{running.url}/v1/tenants", json={"name": "x"}).json()
+        upstream.script("configured")
+        answer = client(f"{running.url}/v1", tenant["api_key"]).chat.completions.create(
+            model="gpt-4o", messages=said("hello")
+        )
+        assert answer.choices[0].message.content == "configured"
+        assert upstream.chats[0].headers["authorization"] == "Bearer from-the-file"
+    finally:
+        stop()
+
+
+def test_an_upstream_url_that_is_not_http_is_refused_at_start(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    settings = load_settings(tmp_path / "home", upstream_url="api.openai.com/v1")
+    with (
+        MemoryService(settings=settings, embedder=embedder) as svc,
+        pytest.raises(ValidationError, match="must start with http:// or https://"),
+    ):
+        Proxy(svc)

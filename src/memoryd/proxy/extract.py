@@ -10,18 +10,26 @@ family and words, deduplicated in the batch, and upserted by that key, so
 saying it again changes nothing. Only the user's words are read: in the
 answer, "I prefer" is the model speaking, not the user.
 
-A failure is logged and never reaches the client: the answer went out
-before any of this ran.
+It runs in a helper process at a lower CPU priority, so the embedding and
+distilling it does never hold up an answer. A failure is logged and never
+reaches the client: the answer went out before any of this ran.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import logging
+import multiprocessing
+import os
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from memoryd.config import Settings
 from memoryd.ingest.privacy import redact
 from memoryd.models import Category
 from memoryd.service import MemoryService
@@ -131,15 +139,15 @@ class FactsNotStored(Exception):
 class Exchange:
     """One request's new user messages, to be remembered with the answer they got."""
 
-    svc: MemoryService
+    tenant_id: str
     user_messages: tuple[str, ...]
     session_id: str
     model: str
 
 
-def remember(exchange: Exchange, answer: str | None) -> None:
+def remember(svc: MemoryService, exchange: Exchange, answer: str | None) -> None:
     """Raw turns (with the answer, when there is one), then smart ingest, then the facts."""
-    svc = exchange.svc
+    svc = svc.for_tenant(exchange.tenant_id)
     messages = [{"role": "user", "content": m} for m in exchange.user_messages if m.strip()]
     if answer and answer.strip():
         messages.append({"role": "assistant", "content": answer})
@@ -164,26 +172,99 @@ def remember(exchange: Exchange, answer: str | None) -> None:
         raise FactsNotStored(f"{failed} fact(s) of the exchange were not stored")
 
 
+# ---------------------------------------------------------------------- the helper process
+# Remembering embeds turns and facts and runs the smart ingest: CPU work that, in the
+# server's process, would hold the interpreter lock the answers need. It runs in a
+# helper process of its own, at a lower CPU priority, on the same database file.
+HELPER_NICENESS = 10
+_helper: MemoryService | None = None
+
+
+def _start_helper(settings: Settings) -> None:
+    global _helper
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
+    with contextlib.suppress(OSError):  # a platform without nice: same priority, still apart
+        os.nice(HELPER_NICENESS)
+    _helper = MemoryService(settings=settings)
+    atexit.register(_helper.close)
+
+
+def _remember_in_helper(exchange: Exchange, answer: str | None) -> None:
+    assert _helper is not None, "the helper process was not started"
+    remember(_helper, exchange, answer)
+
+
 class Extractor:
-    """One background thread that remembers exchanges in the order they ended."""
+    """Hands exchanges to the helper process, which remembers them in order.
 
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-proxy")
+    The process starts with the first exchange (a server that proxies nothing
+    never starts it) and is started again if it dies; what it was doing then
+    is logged as lost.
+    """
 
-    def submit(self, exchange: Exchange, answer: str | None) -> Future[None]:
-        return self._pool.submit(self._run, exchange, answer)
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
 
-    @staticmethod
-    def _run(exchange: Exchange, answer: str | None) -> None:
+    def _executor(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_helper,
+                    initargs=(self.settings,),
+                )
+            return self._pool
+
+    def submit(self, exchange: Exchange, answer: str | None, retried: bool = False) -> Future[None]:
+        pool = self._executor()
         try:
-            remember(exchange, answer)
-        except Exception:  # the client has its answer; the log says what was not remembered
-            log.exception(
-                "could not remember an exchange of tenant %s (session %s)",
-                exchange.svc.tenant_id,
+            future = pool.submit(_remember_in_helper, exchange, answer)
+        except BrokenProcessPool:  # the helper died: a new one takes this exchange
+            self._discard(pool)
+            pool = self._executor()
+            future = pool.submit(_remember_in_helper, exchange, answer)
+        future.add_done_callback(lambda done: self._done(done, pool, exchange, answer, retried))
+        return future
+
+    def _discard(self, broken: ProcessPoolExecutor) -> None:
+        """Forget a pool whose process died (only that one: a new one may be running)."""
+        with self._lock:
+            if self._pool is broken:
+                self._pool = None
+        broken.shutdown(wait=False)
+
+    def _done(
+        self,
+        done: Future[None],
+        pool: ProcessPoolExecutor,
+        exchange: Exchange,
+        answer: str | None,
+        retried: bool,
+    ) -> None:
+        """The client has its answer: the log says what was not remembered, and why.
+
+        An exchange whose helper died under it is handed to a new helper once
+        (what the dead one stored already is not stored twice).
+        """
+        error = done.exception()
+        if isinstance(error, BrokenProcessPool) and not retried:
+            log.warning("the remembering process stopped; starting another")
+            self._discard(pool)
+            self.submit(exchange, answer, retried=True)
+        elif error is not None:
+            log.error(
+                "could not remember an exchange of tenant %s (session %s): %s",
+                exchange.tenant_id,
                 exchange.session_id,
+                error,
             )
 
     def close(self) -> None:
         """Finish what was handed over (a stopping server still remembers it), then stop."""
-        self._pool.shutdown(wait=True)
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)

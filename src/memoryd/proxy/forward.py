@@ -17,12 +17,13 @@ from typing import Any
 
 import anyio
 import httpx
+from pydantic import ValidationError as PydanticValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from memoryd.errors import MemorydError
+from memoryd.errors import MemorydError, ValidationError
 from memoryd.models import Tenant
 from memoryd.proxy.extract import Exchange, Extractor
 from memoryd.proxy.recall import recall_block
@@ -109,8 +110,19 @@ class Proxy:
     def __init__(self, root: MemoryService) -> None:
         self.root = root
         self.settings = TenantSettings(root.store, root.settings)
-        self.extractor = Extractor()
         config = root.settings
+        self.default_upstream = None
+        if config.upstream_url:
+            try:
+                self.default_upstream = Upstream(
+                    url=config.upstream_url, api_key=config.upstream_api_key
+                )
+            except PydanticValidationError:
+                raise ValidationError(
+                    f"MEMORYD_UPSTREAM_URL must start with http:// or https://, "
+                    f"got {config.upstream_url[:100]!r}"
+                ) from None
+        self.extractor = Extractor(config)
         self.client = httpx.AsyncClient(
             timeout=httpx.Timeout(
                 config.upstream_timeout_s, connect=config.upstream_connect_timeout_s
@@ -125,13 +137,7 @@ class Proxy:
     # ------------------------------------------------------------------ upstreams
     def upstream_for(self, settings: MemorySettings, model: str) -> Upstream | None:
         """The tenant's mapping for the model, else the server's default upstream."""
-        mapped = settings.upstream_for(model)
-        if mapped is not None:
-            return mapped
-        config = self.root.settings
-        if config.upstream_url:
-            return Upstream(url=config.upstream_url, api_key=config.upstream_api_key)
-        return None
+        return settings.upstream_for(model) or self.default_upstream
 
     # ------------------------------------------------------------------ chat
     async def chat(self, request: Request, dialect: Dialect, tenant: Tenant) -> Response:
@@ -176,7 +182,7 @@ class Proxy:
                     dialect.inject(body, block, model, settings), ensure_ascii=False
                 ).encode()
             exchange = Exchange(
-                svc,
+                tenant.id,
                 new_user_messages(messages),
                 named_session or conversation_id(messages),
                 model,
@@ -253,15 +259,15 @@ class Proxy:
     # ------------------------------------------------------------------ models
     async def models(self, request: Request, dialect: Dialect) -> Response:
         """The default upstream's model list, as it answers."""
-        config = self.root.settings
-        if not config.upstream_url:
+        upstream = self.default_upstream
+        if upstream is None:
             return dialect.error(
                 404, "no_upstream", "no default upstream is configured (MEMORYD_UPSTREAM_URL)"
             )
         headers = {k: v for k, v in request.headers.items() if k.lower() not in REQUEST_DROP}
-        headers.update(dialect.upstream_headers(config.upstream_api_key))
+        headers.update(dialect.upstream_headers(upstream.api_key))
         headers["accept-encoding"] = "identity"
-        url = config.upstream_url.rstrip("/") + "/models"
+        url = upstream.url + "/models"
         try:
             answer = await self.client.get(url, headers=headers, params=request.query_params)
         except httpx.TimeoutException:

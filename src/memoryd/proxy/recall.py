@@ -26,7 +26,8 @@ from memoryd.store import MemoryFilter
 SHORT_QUERY_CHARS = 40
 # the query is the end of what was said: a pasted file is not a question
 MAX_QUERY_CHARS = 2000
-SEARCH_LIMIT = 20
+# the search ranks this many; the pipeline costs grow with it, and the budget rarely takes more
+SEARCH_LIMIT = 10
 RECENT_LIMIT = 30
 
 

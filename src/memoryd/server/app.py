@@ -15,6 +15,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
+from starlette.datastructures import Headers
 
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
@@ -24,7 +25,7 @@ from memoryd.proxy import routes as proxy_routes
 from memoryd.proxy.forward import Proxy, dialect_for
 from memoryd.server import errors
 from memoryd.server.browser import BrowserGuard, BrowserPolicy
-from memoryd.server.errors import CompactJSON
+from memoryd.server.errors import CompactJSON, ErrorFormat
 from memoryd.server.guard import DOCS_ASSETS, Guard, GuardOptions
 from memoryd.server.options import (
     DEFAULT_HOST,
@@ -81,6 +82,13 @@ def create_app(
     app.state.service = root
     app.state.tenants = tenant_admin
     app.state.proxy = proxy
+
+    def foreign_api(path: str, headers: Headers) -> ErrorFormat | None:
+        """The proxy's routes answer errors as the API they speak (docs/proxy.md)."""
+        dialect = dialect_for(path, headers)
+        return dialect.error if dialect is not None else None
+
+    app.state.foreign_api = foreign_api
     errors.install(app)
     for module in (tenants, memories, spaces, stats, imports, portability, proxy_routes, compat):
         app.include_router(module.router)
@@ -95,9 +103,7 @@ def create_app(
             admin_key=settings.admin_key,
             no_auth_tenant=LOCAL_TENANT if options.no_auth else None,
             body_timeout_s=settings.body_timeout_s,
-            foreign_api=lambda path, headers: (
-                d.error if (d := dialect_for(path, headers)) is not None else None
-            ),
+            foreign_api=foreign_api,
         ),
     )
     # around the guard, so an allowed origin's preflight is answered before a key is asked

@@ -18,12 +18,11 @@ from typing import Any
 import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
-from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
-from memoryd.server.errors import error_response
+from memoryd.server.errors import ErrorFormat, error_response
 from memoryd.tenancy.tenants import Tenants
 
 PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
@@ -36,8 +35,6 @@ NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
 UPLOAD_PATHS = ("/v1/imports", "/v1/files")
 MULTIPART_SLACK_BYTES = 1024 * 1024
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
-# (status, code, message) -> the error as another API writes it
-ErrorFormat = Callable[[int, str, str], Response]
 
 
 @dataclass

@@ -4,14 +4,14 @@
 -- settings are the first ("memory": enabled, budget, retention, strategy, upstreams).
 -- memory_metadata keeps the free-form metadata object of the OmniRoute-compatible
 -- memory API beside the memory it describes, so what a client sent comes back.
-CREATE TABLE tenant_settings (
+CREATE TABLE IF NOT EXISTS tenant_settings (
     tenant_id  TEXT NOT NULL,
     name       TEXT NOT NULL,
     value      TEXT NOT NULL,
     updated_at INTEGER NOT NULL,
     PRIMARY KEY (tenant_id, name)
 );
-CREATE TABLE memory_metadata (
+CREATE TABLE IF NOT EXISTS memory_metadata (
     memory_id TEXT PRIMARY KEY,
     tenant_id TEXT NOT NULL,
     value     TEXT NOT NULL

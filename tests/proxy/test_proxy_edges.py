@@ -284,3 +284,61 @@ def test_an_upstream_url_that_is_not_http_is_refused_at_start(
         pytest.raises(ValidationError, match="must start with http:// or https://"),
     ):
         Proxy(svc)
+
+
+def test_with_memory_injected_every_other_field_goes_on_untouched(
+    server: RunningServer, upstream: ScriptedUpstream, make_tenant: Any
+) -> None:
+    alice = make_tenant("alice")
+    alice.http.post("/v1/memories", json={"content": "The user drinks tea"})
+    body = json.loads(BODY)
+    body["tool_choice"] = "auto"
+    body["response_format"] = {"type": "json_object"}
+    upstream.script("ok")
+    response = alice.http.post("/v1/chat/completions", json=body)
+    assert response.status_code == 200
+    [sent] = upstream.chats
+    assert sent.raw != BODY  # the block went in
+    assert {k: v for k, v in sent.body.items() if k != "messages"} == {
+        k: v for k, v in body.items() if k != "messages"
+    }
+    assert sent.messages[0]["role"] == "system" and "tea" in sent.messages[0]["content"]
+    assert sent.messages[1:] == body["messages"]
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [("header", "trip-planning"), ("user", "trip-planning"), ("metadata", "trip-planning")],
+)
+def test_a_session_named_by_the_client_narrows_recall_and_holds_the_turns(
+    server: RunningServer, upstream: ScriptedUpstream, make_tenant: Any, where: str, value: str
+) -> None:
+    alice = make_tenant("alice")
+    for content, session in (("The user packs light", value), ("The user owns a cat", "home")):
+        made = alice.http.post("/v1/memories", json={"content": content, "session_id": session})
+        assert made.status_code == 201
+    upstream.script("ok")
+    text = "What should I bring for the weekend away?"
+    if where == "metadata":
+        path, body = "/v1/messages", {"model": "claude-x", "max_tokens": 10}
+        body["metadata"] = {"user_id": value}
+    else:
+        path, body = "/v1/chat/completions", {"model": "gpt-4o"}
+        if where == "user":
+            body["user"] = value
+    body["messages"] = said(text)
+    headers = {"X-Session-Id": value} if where == "header" else {}
+    assert alice.http.post(path, json=body, headers=headers).status_code == 200
+    [sent] = upstream.chats
+    injected = json.dumps(sent.body)
+    assert "packs light" in injected and "cat" not in injected
+    assert "x-session-id" not in sent.headers  # memoryd's own header stays here
+
+    def turns() -> list[tuple[str, str]]:
+        listed = alice.http.get("/v1/memories", params={"memory_type": "session", "limit": 100})
+        return sorted((t["content"], t["session_id"]) for t in listed.json()["memories"])
+
+    assert wait_for(lambda: len(turns()) == 2 and turns(), "the turns") == [
+        ("assistant: ok", value),
+        (f"user: {text}", value),
+    ]

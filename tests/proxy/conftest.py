@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,14 +13,12 @@ for folder in ("server", "llm"):
     if str(TESTS / folder) not in sys.path:
         sys.path.insert(0, str(TESTS / folder))
 
+from proxy_helpers import UPSTREAM_KEY  # noqa: E402
 from scripted_upstream import ScriptedUpstream  # noqa: E402
-from server_harness import RunningServer, TenantClient, start_server  # noqa: E402
+from server_harness import RunningServer, start_server  # noqa: E402
 from server_harness import make_tenant as make_tenant  # noqa: E402
 
 from memoryd.embed.local import LocalEmbedder  # noqa: E402
-
-UPSTREAM_KEY = "upstream-secret"
-WAIT_S = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -54,20 +50,3 @@ def server(
     )
     yield running
     stop()
-
-
-def wait_for(check: Callable[[], Any], what: str, timeout_s: float = WAIT_S) -> Any:
-    """Poll until ``check`` returns something truthy (remembering runs after the answer)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def contents(t: TenantClient, **params: Any) -> list[str]:
-    """The content of every memory of the tenant (conversation turns with memory_type)."""
-    response = t.http.get("/v1/memories", params={"limit": 1000, **params})
-    assert response.status_code == 200, response.text
-    return [m["content"] for m in response.json()["memories"]]

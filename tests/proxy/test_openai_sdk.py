@@ -7,7 +7,7 @@ from typing import Any
 
 import openai
 import pytest
-from conftest import UPSTREAM_KEY, contents, wait_for
+from proxy_helpers import UPSTREAM_KEY, contents, wait_for
 from scripted_upstream import ScriptedUpstream, StreamReply
 from server_harness import RunningServer, TenantClient
 

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from conftest import contents, wait_for
+from proxy_helpers import contents, wait_for
 from scripted_llm import Reply
 from scripted_upstream import ScriptedUpstream, StreamReply
 from server_harness import RunningServer, start_server

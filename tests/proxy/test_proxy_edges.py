@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from proxy_helpers import contents, wait_for
 from scripted_llm import Reply
 from scripted_upstream import ScriptedUpstream, StreamReply
-from server_harness import RunningServer, start_server
+from server_harness import RunningServer, spawn_server, start_server, stop_process
 
 from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
@@ -342,3 +343,48 @@ def test_a_session_named_by_the_client_narrows_recall_and_holds_the_turns(
         ("assistant: ok", value),
         (f"user: {text}", value),
     ]
+
+
+def test_a_server_killed_outright_leaves_no_helper_and_kept_what_was_remembered(
+    tmp_path: Path, upstream: ScriptedUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORYD_UPSTREAM_URL", upstream.url)
+    home = tmp_path / "home"
+    process, url = spawn_server(home)
+    helpers: list[str] = []
+    try:
+        key = httpx.post(f"{url}/v1/tenants", json={"name": "k"}).json()["api_key"]
+        upstream.script("Tea it is.")
+        client(f"{url}/v1", key).chat.completions.create(
+            model="gpt-4o", messages=said("I prefer tea over coffee.")
+        )
+        http = httpx.Client(base_url=url, headers={"X-API-Key": key})
+        wait_for(
+            lambda: (
+                "I prefer tea over coffee."
+                in [m["content"] for m in http.get("/v1/memories").json()["memories"]]
+            ),
+            "the preference",
+        )
+        helpers = subprocess.run(
+            ["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False
+        ).stdout.split()
+        assert helpers  # the remembering process (and multiprocessing's resource tracker)
+    finally:
+        process.kill()  # SIGKILL: no shutdown, no lifespan
+        process.wait(timeout=30)
+    wait_for(
+        lambda: not [pid for pid in helpers if Path(f"/proc/{pid}").exists()],
+        "the helper processes to go",
+        timeout_s=15,
+    )
+    again, url = spawn_server(home)
+    try:
+        http = httpx.Client(base_url=url, headers={"X-API-Key": key})
+        turns = http.get("/v1/memories", params={"memory_type": "session"}).json()["memories"]
+        assert sorted(t["content"] for t in turns) == [
+            "assistant: Tea it is.",
+            "user: I prefer tea over coffee.",
+        ]
+    finally:
+        stop_process(again)

@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import re
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -177,6 +178,7 @@ def remember(svc: MemoryService, exchange: Exchange, answer: str | None) -> None
 # server's process, would hold the interpreter lock the answers need. It runs in a
 # helper process of its own, at a lower CPU priority, on the same database file.
 HELPER_NICENESS = 10
+PARENT_CHECK_S = 1.0
 _helper: MemoryService | None = None
 
 
@@ -185,8 +187,21 @@ def _start_helper(settings: Settings) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
     with contextlib.suppress(OSError):  # a platform without nice: same priority, still apart
         os.nice(HELPER_NICENESS)
+    parent = os.getppid()
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     _helper = MemoryService(settings=settings)
     atexit.register(_helper.close)
+
+
+def _exit_with(parent: int) -> None:
+    """A server killed outright (``kill -9``) leaves no helper behind: it goes too.
+
+    An exchange it was storing then is rolled back by SQLite, as any
+    interrupted write is.
+    """
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(1)
 
 
 def _remember_in_helper(exchange: Exchange, answer: str | None) -> None:

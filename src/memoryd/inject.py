@@ -224,7 +224,8 @@ def render_context(
     first, then memories in the order given; an item that does not fit is
     left out and a shorter one after it may still go in. Memories repeating
     a profile line, or each other, are shown once. ``max_chars`` caps the
-    block whatever the budget (a hook's host cuts longer context).
+    block's length too (the hooks keep to ``MAX_CONTEXT_CHARS``, the default;
+    the memory proxy's budget may take more).
     """
     now = now or utcnow()
     sections: dict[str, list[str]] = {}

@@ -17,9 +17,10 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 from starlette.datastructures import Headers
 
-from memoryd import __version__
+from memoryd import __version__, dashboard
 from memoryd.config import Settings, load_settings
 from memoryd.imports.service import start_import_worker
+from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.proxy import compat
 from memoryd.proxy import routes as proxy_routes
 from memoryd.proxy.forward import Proxy, dialect_for
@@ -34,7 +35,15 @@ from memoryd.server.options import (
     ServeOptions,
     is_loopback,
 )
-from memoryd.server.routes import imports, memories, portability, spaces, stats, tenants
+from memoryd.server.routes import (
+    consolidate,
+    imports,
+    memories,
+    portability,
+    spaces,
+    stats,
+    tenants,
+)
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenancy.tenants import Tenants
 
@@ -52,6 +61,10 @@ def create_app(
     _ = root.embedder  # load the model and check it against the store before serving
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
     start_import_worker(root)  # file imports, likewise
+    start_consolidation_worker(root)  # consolidations, likewise
+    schedule = None
+    if settings.consolidate_interval_h > 0:
+        schedule = Schedule(root, settings.consolidate_interval_h * 3600)
     tenant_admin = Tenants(root.engine)
     open_tenants = options.open_tenants
     if open_tenants is None:
@@ -63,7 +76,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if schedule is not None:
+            schedule.start()
         yield
+        if schedule is not None:
+            schedule.stop()
         await proxy.aclose()  # exchanges handed over are remembered before the store closes
         if service is None:
             root.close()
@@ -90,9 +107,20 @@ def create_app(
 
     app.state.foreign_api = foreign_api
     errors.install(app)
-    for module in (tenants, memories, spaces, stats, imports, portability, proxy_routes, compat):
+    for module in (
+        tenants,
+        memories,
+        spaces,
+        stats,
+        imports,
+        portability,
+        consolidate,
+        proxy_routes,
+        compat,
+    ):
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
+    dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(
         Guard,
         options=GuardOptions(

@@ -1,4 +1,4 @@
-"""``python -m bench longmemeval|locomo|first-week|speed|server``: the benchmark commands.
+"""``python -m bench longmemeval|locomo|first-week|speed|server|proxy``: the benchmarks.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -207,6 +207,29 @@ def server(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sv.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def proxy(
+    size: Annotated[int, typer.Option(help="Memories in the served store.")] = 10_000,
+    requests: Annotated[int, typer.Option(help="Streams per concurrency level.")] = 200,
+    clients: Annotated[str, typer.Option(help="Comma-separated concurrent streams.")] = "1,20",
+    strategy: Annotated[
+        str, typer.Option(help="recent, semantic or hybrid; off: memory disabled (the bare hop).")
+    ] = "hybrid",
+    out: Annotated[Path, typer.Option()] = REPORTS / "proxy.json",
+) -> None:
+    """What the memory proxy adds to a streamed chat: latency and time to first chunk."""
+    from bench import proxy as px
+
+    levels = [int(c) for c in clients.split(",") if c.strip()]
+    if strategy not in ("recent", "semantic", "hybrid", "off"):
+        raise typer.BadParameter("--strategy must be recent, semantic, hybrid or off")
+    report = px.run(size, requests, levels, strategy)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    px.print_report(report, console)
     console.print(f"report: {out}")
 
 

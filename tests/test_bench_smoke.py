@@ -168,3 +168,14 @@ def test_server_harness(tmp_path: Path) -> None:
         rows = report["metrics"][kind]
         assert [r["clients"] for r in rows] == [1, 2]
         assert all(r["requests"] == 6 and r["req_per_s"] > 0 and r["p95_ms"] > 0 for r in rows)
+
+
+def test_proxy_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "proxy", "--size", "200", "--requests", "6", "--clients", "1,2")
+    assert report["config"]["size"] == 200 and report["config"]["strategy"] == "hybrid"
+    assert [r["clients"] for r in report["metrics"]] == [1, 2]
+    for row in report["metrics"]:
+        for path in ("direct", "proxied"):
+            assert row[path]["streams"] == 6
+            assert 0 < row[path]["ttfc_p50_ms"] <= row[path]["total_p50_ms"]
+        assert row["search_1_client_ms"]["p50"] > 0

@@ -91,6 +91,14 @@ class Settings(BaseSettings):
     # file import (POST /v1/imports, /v1/files, memoryd import-file)
     max_import_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
 
+    # the memory proxy (POST /v1/chat/completions, /v1/messages): the default chat upstream
+    # the requests go on to, e.g. https://api.openai.com/v1 (a tenant may map models to others)
+    upstream_url: str = ""
+    upstream_api_key: str = ""
+    # the longest wait for the upstream to connect, and for each part of its answer
+    upstream_connect_timeout_s: float = Field(default=10.0, gt=0)
+    upstream_timeout_s: float = Field(default=300.0, gt=0)
+
     @field_validator("cors_origins", "allowed_hosts", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:

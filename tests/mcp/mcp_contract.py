@@ -47,6 +47,8 @@ EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
         {"memory_id", "source_space"},
     ),
     "memory_reshare": ({"memory_id": STRING, "target_space": STRING}, {"memory_id"}),
+    # OmniRoute's clear, under memoryd's name
+    "memory_clear": ({"type": STRING, "olderThan": STRING, "all": "boolean"}, set()),
 }
 
 
@@ -114,6 +116,9 @@ FAILURES: dict[str, tuple[str, dict[str, Any], str]] = {
         {"name": "n", "space_type": "personal"},
         "space_type: 'personal' is not",
     ),
+    "clear-nothing-named": ("memory_clear", {}, "name a type or olderThan"),
+    "clear-unknown-type": ("memory_clear", {"type": "spatial"}, "type: 'spatial' is not one of"),
+    "clear-bad-time": ("memory_clear", {"olderThan": "last week"}, "olderThan must be"),
     "add-member-unknown-role": (
         "space_add_member",
         {"space_id": "s", "user_id": "u", "role": "owner"},
@@ -128,7 +133,7 @@ def unique(text: str) -> str:
 
 
 class McpContract:
-    def test_the_15_tools_have_the_reference_names_and_schemas(self, client: McpClient) -> None:
+    def test_the_tools_have_the_reference_names_and_schemas(self, client: McpClient) -> None:
         tools = {t.name: t for t in client.tools()}
         assert set(tools) == set(EXPECTED)
         for name, (properties, required) in EXPECTED.items():
@@ -154,6 +159,7 @@ class McpContract:
         assert member["properties"]["role"]["enum"] == ["admin", "member", "reader"]
         assert tools["memory_forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
         assert tools["memory_search"].annotations.read_only_hint is True  # type: ignore[union-attr]
+        assert tools["memory_clear"].annotations.destructive_hint is True  # type: ignore[union-attr]
 
     def test_store_get_search_update_forget(self, client: McpClient) -> None:
         content = unique("The user's favourite programming language is Rust")
@@ -270,3 +276,12 @@ class McpContract:
         resources = client.portal.call(client.session.list_resources).resources
         assert [(r.uri, r.mime_type) for r in resources] == [("omem://profile", "application/json")]
         assert client.ok("memory_list")["limit"] == 20
+
+    def test_clear_by_type_and_age(self, client: McpClient) -> None:
+        """Last in the class: it deletes the factual memories the module's tests stored."""
+        stored = client.ok("memory_store", content=unique("The user prefers tabs"))
+        assert client.ok("memory_clear", type="episodic", olderThan="2000-01-01") == {"deleted": 0}
+        assert client.ok("memory_get", id=stored["id"])["content"] == stored["content"]
+        later = "2999-01-01T00:00:00Z"
+        assert client.ok("memory_clear", type="factual", olderThan=later)["deleted"] >= 1
+        assert client.ok("memory_get", id=stored["id"])["state"] == "deleted"

@@ -21,6 +21,7 @@ from memoryd.errors import ValidationError
 from memoryd.imports.service import start_import_worker
 from memoryd.models import wire
 from memoryd.profile import build_profile
+from memoryd.proxy.memory_api import clear_entries
 from memoryd.service import LOCAL_TENANT, MemoryService
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,10 @@ class Backend(ABC):
 
     @abstractmethod
     def reshare(self, memory_id: str, target_space: str | None) -> Json: ...
+
+    @abstractmethod
+    def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
+        """Delete memories by OmniRoute type and age (see memoryd.proxy.memory_api)."""
 
     @abstractmethod
     def close(self) -> None:
@@ -152,6 +157,9 @@ class EmbeddedBackend(Backend):
             "limit": limit,
             "offset": 0,
         }
+
+    def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
+        return clear_entries(self.service, memory_type, older_than, everything)
 
     def ingest(self, messages: list[Json], mode: str, tags: list[str] | None) -> Json:
         result = self.service.ingest(messages, mode=mode, tags=tags)
@@ -235,6 +243,14 @@ class RemoteBackend(Backend):
 
     def list_recent(self, limit: int) -> Json:
         return self._call("GET", "/v1/memories", params={"limit": limit, "offset": 0})
+
+    def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
+        body: Json = {"all": everything}
+        if memory_type:
+            body["type"] = memory_type
+        if older_than:
+            body["olderThan"] = older_than
+        return self._call("POST", "/api/memory/clear", json=body)
 
     def ingest(self, messages: list[Json], mode: str, tags: list[str] | None) -> Json:
         body: Json = {"messages": messages, "mode": mode}

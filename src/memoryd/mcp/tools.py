@@ -1,4 +1,6 @@
-"""The 15 MCP tools: names and input schemas of ``@ourmem/mcp`` (reference §5.2).
+"""The MCP tools: the 15 of ``@ourmem/mcp`` (reference §5.2), names and input schemas,
+and ``memory_clear``, OmniRoute's clear (its search and add are memory_search and
+memory_store).
 
 An agent picks a tool by its description, so each says when to reach for
 it, not only what it does. The schemas are the JSON form of the zod
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 from memoryd.mcp.backend import Backend, Json
 from memoryd.mcp.render import dump, render_list, render_search, titled
+from memoryd.proxy.memory_api import TYPES
 
 DEFAULT_SEARCH_LIMIT = 10
 DEFAULT_LIST_LIMIT = 20
@@ -371,6 +374,30 @@ TOOLS: list[ToolSpec] = [
         ),
         run=lambda b, a: b.reshare(a["memory_id"], a.get("target_space")),
         render=titled("Memory reshared"),
+    ),
+    ToolSpec(
+        name="memory_clear",
+        title="Clear Memories",
+        description=(
+            "Delete many memories at once: those of one type (factual: preferences, profile, "
+            "patterns; episodic: events; procedural: cases; semantic: entities), those stored "
+            "before a time, or both. Use it only when the user explicitly asks to wipe a kind "
+            "of memory or everything older than a date; to forget one memory use "
+            "memory_forget. Conversation turns stay. Returns how many were deleted."
+        ),
+        input_schema=_object(
+            {
+                "type": {"type": "string", "enum": list(TYPES), "description": "Memory type"},
+                "olderThan": _string("Delete memories created before this ISO 8601 time"),
+                "all": {
+                    "type": "boolean",
+                    "description": "With no type and no olderThan: delete every memory",
+                },
+            }
+        ),
+        run=lambda b, a: b.clear(a.get("type"), a.get("olderThan"), bool(a.get("all", False))),
+        render=lambda d: f"{d.get('deleted', 0)} memories deleted.",
+        destructive=True,
     ),
 ]
 

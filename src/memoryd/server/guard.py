@@ -11,6 +11,7 @@ SQLite runs on the event loop, where it would hold up every other request
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memoryd.dashboard.session import COOKIE, UPLOAD_PATH, is_dashboard_path
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
-from memoryd.server.errors import error_response
+from memoryd.server.errors import ErrorFormat, error_response
 from memoryd.tenancy.tenants import Tenants
 
 PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
@@ -47,6 +48,9 @@ class GuardOptions:
     admin_key: str = ""
     no_auth_tenant: str | None = None  # every request acts as this tenant (loopback only)
     body_timeout_s: float = 30.0  # the longest wait for the next part of a request body
+    # paths that speak another API (the memory proxy's): its error format, for a request;
+    # such a path also takes the key as ``Authorization: Bearer``, as that API's SDKs send it
+    foreign_api: Callable[[str, Headers], ErrorFormat | None] | None = None
 
 
 class _TooLarge(BaseException):
@@ -67,17 +71,19 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        foreign = self.options.foreign_api
+        render = (foreign(scope["path"], headers) if foreign else None) or error_response
         try:
             self._check_body_headers(scope, headers)
-            tenant = await run_in_threadpool(self._identify, scope, headers)
+            tenant = await run_in_threadpool(
+                self._identify, scope, headers, render is not error_response
+            )
             scope.setdefault("state", {})["tenant"] = tenant
         except MemorydError as exc:
-            await error_response(exc.http_status, exc.code, exc.message)(scope, receive, send)
+            await render(exc.http_status, exc.code, exc.message)(scope, receive, send)
             return
         except _BodyRefused as refused:
-            await error_response(refused.status, refused.code, refused.message)(
-                scope, receive, send
-            )
+            await render(refused.status, refused.code, refused.message)(scope, receive, send)
             return
         started = False
         seen = 0
@@ -111,13 +117,11 @@ class Guard:
         except _TooLarge:
             if started:
                 raise
-            await error_response(413, "payload_too_large", self._too_large(limit))(
-                scope, receive, send
-            )
+            await render(413, "payload_too_large", self._too_large(limit))(scope, receive, send)
         except _TooSlow:
             if started:
                 raise
-            await error_response(
+            await render(
                 408,
                 "request_timeout",
                 f"the request body stopped arriving for {self.options.body_timeout_s:g} s",
@@ -152,7 +156,7 @@ class Guard:
                 f"expected a JSON body (Content-Type: application/json), got {kind}",
             )
 
-    def _identify(self, scope: Scope, headers: Headers) -> Tenant | None:
+    def _identify(self, scope: Scope, headers: Headers, bearer: bool = False) -> Tenant | None:
         path = scope["path"]
         if path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/"):
             return None
@@ -165,7 +169,16 @@ class Guard:
             return tenant
         if is_dashboard_path(path):
             return self._dashboard_viewer(scope, headers)
-        tenant, key = self.options.tenants.authenticate(headers.get("x-api-key"))
+        secret = headers.get("x-api-key")
+        if not secret and bearer:
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                secret = token.strip()
+            else:
+                raise UnauthorizedError(
+                    "missing API key: send your memoryd key as Authorization: Bearer or X-API-Key"
+                )
+        tenant, key = self.options.tenants.authenticate(secret)
         self.options.tenants.note_use(key)
         return tenant
 

@@ -33,6 +33,7 @@ from memoryd.store.rows import (
 )
 from memoryd.store.search import SearchLegs
 from memoryd.store.sessions import RawMessage, SessionLog
+from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
 from memoryd.store.vector_index import IndexRow, VectorIndex
@@ -47,7 +48,9 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
-class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs):
+class SQLiteStore(
+    SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs, SettingsStore
+):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index = None
@@ -333,14 +336,19 @@ class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStor
         order: str = "desc",
         limit: int = 20,
         offset: int = 0,
+        with_total: bool = True,
     ) -> tuple[list[Memory], int]:
+        """A page of memories and how many match (-1 without ``with_total``: counting
+        every match costs more than the page on a large store)."""
         where, params = where_clause(tenant_id, space_ids, f)
         column = sort if sort in SORT_COLUMNS else "created_at"
         direction = "DESC" if order == "desc" else "ASC"
         with self.read() as conn:
-            total = conn.execute(
-                f"SELECT COUNT(*) FROM memories m WHERE {where}", params
-            ).fetchone()[0]
+            total = (
+                conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
+                if with_total
+                else -1
+            )
             rows = conn.execute(
                 f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where} "
                 f"ORDER BY m.{column} {direction}, m.rowid {direction} LIMIT ? OFFSET ?",

@@ -310,3 +310,23 @@ def test_versions_of_a_fact_and_loading_an_export(browser: Browser, server: Runn
     other.click("button:has-text('Load')")
     expect(other.locator(".error")).to_be_visible()
     assert stat_total(other) == 2
+
+
+def test_settings_change_what_the_proxy_api_reads(browser: Browser, server: RunningServer) -> None:
+    _, key = create_tenant(server, "maya")
+    page = signed_in(browser, server, key)
+    page.click("nav >> text=Settings")
+    expect(page.locator("#server")).to_contain_text("rules only")  # no LLM on this server
+    page.fill("#max_tokens", "lots")
+    page.click("button:has-text('Save')")
+    expect(page.locator(".error")).to_contain_text("maxTokens")
+    page.fill("#max_tokens", "800")
+    page.uncheck("#enabled")
+    page.select_option("#strategy", "recent")
+    page.click("button:has-text('Save')")
+    expect(page.locator("#saved")).to_be_visible()
+    expect(page.locator("#max_tokens")).to_have_value("800")
+    with server.client(key) as api:
+        stored = api.get("/api/settings/memory").json()
+    assert stored["maxTokens"] == 800 and stored["enabled"] is False
+    assert stored["strategy"] == "recent"

@@ -284,10 +284,11 @@ def install(app: FastAPI) -> None:
     memoryd's errors on a dashboard path become an HTML page with the API's
     status and message; everywhere else the API's JSON handler answers.
     """
-    from memoryd.dashboard import conversations, data, spaces  # they use this module's helpers
+    from memoryd.dashboard import conversations, data, settings, spaces  # they use its helpers
 
     app.include_router(router)
     app.include_router(conversations.router)
+    app.include_router(settings.router)
     app.include_router(data.router)
     app.include_router(spaces.router)
     static = Path(__file__).with_name("static")

@@ -20,6 +20,7 @@ PREFIXES = (
     "/stats",
     "/spaces",
     "/conversations",
+    "/settings",
     "/dashboard/static/",
 )
 # the dashboard's upload form, which may be as large as an API upload

@@ -28,7 +28,7 @@ class MemoryFilter:
     tags: Sequence[str] | None = None  # the memory must carry all of them
     marks: Sequence[str] | None = None  # memoryd's bookkeeping: all of them, like tags
     # leave out turns that are tool output (search does, unless asked). Not narrowing:
-    # tool output is never embedded, so the vector index never holds it
+    # the vector index never holds tool output (store.search._sync_index)
     without_tool_output: bool = False
     source: str | None = None  # prefix match
     agent_id: str | None = None

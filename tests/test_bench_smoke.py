@@ -168,3 +168,10 @@ def test_server_harness(tmp_path: Path) -> None:
         rows = report["metrics"][kind]
         assert [r["clients"] for r in rows] == [1, 2]
         assert all(r["requests"] == 6 and r["req_per_s"] > 0 and r["p95_ms"] > 0 for r in rows)
+
+
+def test_ingest_latency_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "ingest-latency", "--rounds", "2", "--messages", "3", "--chars", "300")
+    assert report["config"]["messages"] == 3 and report["questions"] == 2
+    for key in ("accept_ms", "searchable_by_words_ms", "searchable_by_meaning_ms"):
+        assert report["metrics"][key]["p95"] > 0

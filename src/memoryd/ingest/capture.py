@@ -5,15 +5,16 @@ Every message is stored verbatim in the session log and as a searchable
 queued in the same transaction: once this returns, nothing acknowledged can
 be lost, and the slow path (:mod:`memoryd.ingest.smart`) has what it needs.
 
-Two kinds of turn are kept but not made searchable like the rest:
+Two kinds of turn are treated apart:
 
-* a repeat. Within a session, the same role and words are stored once. A
-  caller that sends no session id (ourmem's Stop hook, OpenClaw's
-  ``before_reset``, MCP ``memory_ingest``) sends the last turns again on
-  every call; without one, a turn whose role and words the space stored in
-  the last ``REPEAT_WINDOW`` is a repeat too, and is not stored again.
-* a tool's output (role ``tool``, ``toolResult`` …): stored and marked, never
-  embedded, and left out of search unless a search asks for it.
+* a repeat is not stored again. Within a session, the same role and words
+  are stored once. A caller that sends no session id (ourmem's Stop hook,
+  OpenClaw's ``before_reset``, MCP ``memory_ingest``) sends the last turns
+  again on every call; without one, a turn whose role and words the space
+  stored in the last ``REPEAT_WINDOW`` is a repeat too. (Two such requests
+  at the same instant may both store a turn; search shows it once.)
+* a tool's output (role ``tool``, ``toolResult`` …) is stored and marked,
+  never embedded, and left out of search unless a search asks for it.
 
 With ``defer_embedding`` (the REST door) the turns are answered for as soon
 as they are durable and found by keywords; their vectors are queued in the

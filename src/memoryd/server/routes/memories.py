@@ -26,8 +26,8 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
 
     ``tags`` and ``source`` apply to both; ``agent_id`` comes from the body,
     else from the ``X-Agent-Id`` header. A conversation is answered as soon as
-    its turns are durable (and found by their words); their vectors follow
-    within a second or two, so a client's timeout never hides a stored write.
+    its turns are durable (and found by their words); their vectors are
+    computed after the answer, so a client's timeout never hides a stored write.
     """
     agent = body.agent_id or x_agent_id
     if body.messages is not None:

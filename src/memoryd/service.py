@@ -436,6 +436,12 @@ class MemoryService:
             raise NotFoundError(f"task {task_id}")
         return task
 
+    def consolidate(self) -> dict[str, Any]:
+        """Queue a consolidation of this tenant's memories; its task (see ingest.consolidate)."""
+        from memoryd.ingest.consolidate import queue_consolidation  # builds on this service
+
+        return queue_consolidation(self)
+
     def session_messages(self, session_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.session_messages(self.tenant_id, self.space_id, session_id)
 

@@ -19,6 +19,7 @@ from fastapi_offline import FastAPIOffline
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
 from memoryd.imports.service import start_import_worker
+from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.server import errors
 from memoryd.server.browser import BrowserGuard, BrowserPolicy
 from memoryd.server.errors import CompactJSON
@@ -30,7 +31,15 @@ from memoryd.server.options import (
     ServeOptions,
     is_loopback,
 )
-from memoryd.server.routes import imports, memories, portability, spaces, stats, tenants
+from memoryd.server.routes import (
+    consolidate,
+    imports,
+    memories,
+    portability,
+    spaces,
+    stats,
+    tenants,
+)
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenancy.tenants import Tenants
 
@@ -49,6 +58,10 @@ def create_app(
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
     root.engine.embed_queue()  # vectors of turns answered before them, resumed likewise
     start_import_worker(root)  # file imports, likewise
+    start_consolidation_worker(root)  # consolidations, likewise
+    schedule = None
+    if settings.consolidate_interval_h > 0:
+        schedule = Schedule(root, settings.consolidate_interval_h * 3600)
     tenant_admin = Tenants(root.engine)
     open_tenants = options.open_tenants
     if open_tenants is None:
@@ -58,7 +71,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if schedule is not None:
+            schedule.start()
         yield
+        if schedule is not None:
+            schedule.stop()
         if service is None:
             root.close()
 
@@ -76,7 +93,7 @@ def create_app(
     app.state.service = root
     app.state.tenants = tenant_admin
     errors.install(app)
-    for module in (tenants, memories, spaces, stats, imports, portability):
+    for module in (tenants, memories, spaces, stats, imports, portability, consolidate):
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
     app.add_middleware(

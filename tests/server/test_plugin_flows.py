@@ -8,6 +8,7 @@ context never come back as memory, and no bookkeeping tag reaches a prompt.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -15,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from server_harness import accept_invitation
 from test_plugins import Plugin, container_tag
 
+from memoryd import AsyncRemoteMemory, RemoteMemory
 from memoryd.ingest.reconcile import NEGATIVE_MARK, SLOT_MARK_PREFIX, VALUE_MARK_PREFIX
 from memoryd.inject import render_context
+from memoryd.mcp.backend import RemoteBackend
 
 if TYPE_CHECKING:
     from server_harness import RunningServer, TenantClient
@@ -382,3 +385,25 @@ def test_no_bookkeeping_tag_reaches_any_response(
     settled(server)
     where = search(cc, "where does the user live", limit=10)
     assert "Porto" in where[0]["memory"]["content"], where[0]
+
+
+def test_memoryds_own_doors_still_filter_by_tags(
+    server: RunningServer, alice: TenantClient
+) -> None:
+    """The SDKs and the MCP server send their tag filter as ``filter_tags``."""
+    with RemoteMemory(server.url, alice.key) as remote:
+        work = remote.add("The standup is at 9:30 every weekday", tags=["work", "meetings"])
+        home = remote.add("The book club meets at 9:30 on Sundays", tags=["home"])
+        found = remote.search("meets at 9:30", tags=["work"])
+        assert [r.memory.id for r in found] == [work.id]
+        assert {r.memory.id for r in remote.search("meets at 9:30")} == {work.id, home.id}
+
+    async def async_search() -> list[str]:
+        async with AsyncRemoteMemory(server.url, alice.key) as remote:
+            return [r.memory.id for r in await remote.search("meets at 9:30", tags=["home"])]
+
+    assert asyncio.run(async_search()) == [home.id]
+    mcp = RemoteBackend(server.url, alice.key)
+    both = mcp.search("meets at 9:30", 10, None, ["work", "meetings"])
+    assert [r["memory"]["id"] for r in both["results"]] == [work.id]
+    mcp.remote.close()

@@ -1,4 +1,4 @@
-"""``python -m bench longmemeval|locomo|first-week|speed|server|proxy``: the benchmarks.
+"""``python -m bench longmemeval|locomo|first-week|speed|server|proxy|ingest-latency``.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -230,6 +230,25 @@ def proxy(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     px.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command("ingest-latency")
+def ingest_latency(
+    rounds: Annotated[int, typer.Option(help="Requests, one at a time.")] = 50,
+    messages: Annotated[int, typer.Option(help="Messages per request.")] = 20,
+    chars: Annotated[int, typer.Option(help="Characters per message.")] = 5000,
+    mode: Annotated[str, typer.Option(help="smart (as the plugins send) or raw.")] = "smart",
+    out: Annotated[Path, typer.Option()] = REPORTS / "ingest_latency.json",
+) -> None:
+    """Time to the 202 of a conversation POST, and until its turns are found."""
+    from bench import ingest_latency as il
+
+    _check_ingest(mode)
+    report = il.run(rounds, messages, chars, mode)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    il.print_report(report, console)
     console.print(f"report: {out}")
 
 

@@ -179,3 +179,10 @@ def test_proxy_harness(tmp_path: Path) -> None:
             assert row[path]["streams"] == 6
             assert 0 < row[path]["ttfc_p50_ms"] <= row[path]["total_p50_ms"]
         assert row["search_1_client_ms"]["p50"] > 0
+
+
+def test_ingest_latency_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "ingest-latency", "--rounds", "2", "--messages", "3", "--chars", "300")
+    assert report["config"]["messages"] == 3 and report["questions"] == 2
+    for key in ("accept_ms", "searchable_by_words_ms", "searchable_by_meaning_ms"):
+        assert report["metrics"][key]["p95"] > 0

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memoryd.ingest.privacy import redact
+from memoryd.ingest.privacy import MEMORYD_FENCE_TAG, redact
 from memoryd.models import Category, Memory, MemoryType, ScoredMemory, parse_ts, to_utc, utcnow
 
 # the fence: one tag name, so an agent (and a reader of the transcript) knows where recall ends
-FENCE_TAG = "memoryd-context"
+FENCE_TAG = MEMORYD_FENCE_TAG
 FENCE_OPEN = f"<{FENCE_TAG}>"
 FENCE_CLOSE = f"</{FENCE_TAG}>"
 PREAMBLE = (

@@ -303,6 +303,8 @@ class MemoryService:
         category: str | Category | None = None,
         memory_type: str | MemoryType | None = None,
         session_id: str | None = None,
+        exclude_session: str | None = None,
+        include_tool_output: bool = False,
         created_after: datetime | str | None = None,
         created_before: datetime | str | None = None,
         as_of: datetime | str | None = None,
@@ -320,6 +322,10 @@ class MemoryService:
         ``spaces`` is ``"all"`` (the default: every space the tenant belongs
         to), or space ids, comma-separated or as a list; each space is searched
         on its own and the results merged by the space weights.
+
+        ``exclude_session`` names the conversation the search recalls for: its
+        turns are in the agent's context already and are left out. Turns that
+        are tool output are found only with ``include_tool_output``.
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query parameter 'q' is required")
@@ -333,6 +339,8 @@ class MemoryService:
             source=source or None,
             agent_id=agent_id or None,
             session_id=session_id,
+            not_session_id=exclude_session or None,
+            without_tool_output=not include_tool_output,
             category=[parse_enum(Category, category)] if category else None,
             memory_type=[parse_enum(MemoryType, memory_type)] if memory_type else None,
             created_after=check_time("created_after", created_after),
@@ -370,11 +378,13 @@ class MemoryService:
         dates: datetime | Sequence[datetime | None] | None = None,
         tags: Any = None,
         source: str | None = None,
+        defer_embedding: bool = False,
     ) -> IngestResult:
         """Store messages durably and make each turn searchable (the fast path).
 
         ``mode="smart"`` also queues the slow path that distils them (see
-        :mod:`memoryd.ingest.capture`).
+        :mod:`memoryd.ingest.capture`). ``defer_embedding`` returns once the
+        turns are durable; their vectors follow from the engine's embed queue.
         """
         return capture(
             self,
@@ -385,6 +395,7 @@ class MemoryService:
             dates=dates,
             tags=tags,
             source=source,
+            defer_embedding=defer_embedding,
         )
 
     def start_worker(self) -> TaskWorker:

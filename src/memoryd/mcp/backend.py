@@ -222,8 +222,8 @@ class RemoteBackend(Backend):
         params: Json = {"q": query, "limit": limit}
         if scope:
             params["scope"] = scope
-        if tags:
-            params["tags"] = ",".join(tags)
+        if tags:  # memoryd's filter; ``tags`` itself is ignored on search, as in ourmem
+            params["filter_tags"] = ",".join(tags)
         return self._call("GET", "/v1/memories/search", params=params)
 
     def forget(self, memory_id: str) -> Json:

@@ -60,6 +60,7 @@ def create_app(
     policy = BrowserPolicy.for_server(options.host, settings.cors_origins, settings.allowed_hosts)
     _ = root.embedder  # load the model and check it against the store before serving
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
+    root.engine.embed_queue()  # vectors of turns answered before them, resumed likewise
     start_import_worker(root)  # file imports, likewise
     start_consolidation_worker(root)  # consolidations, likewise
     schedule = None

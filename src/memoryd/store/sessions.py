@@ -61,6 +61,25 @@ class SessionLog(Database):
             fresh.append(cursor.rowcount == 1)
         return fresh
 
+    def recent_hashes(
+        self, tenant_id: str, space_id: str, digests: Sequence[str], since_us: int
+    ) -> set[str]:
+        """Which of these message hashes the space stored since ``since_us`` (any session)."""
+        found: set[str] = set()
+        unique = list(dict.fromkeys(digests))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            found.update(
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT msg_hash FROM session_messages WHERE space_id = ? AND tenant_id = ? "
+                    f"AND msg_hash IN ({marks}) AND stored_at >= ?",
+                    (space_id, tenant_id, *chunk, since_us),
+                )
+            )
+        return found
+
     def session_messages(
         self, tenant_id: str, space_id: str, session_id: str | None = None
     ) -> list[dict[str, Any]]:

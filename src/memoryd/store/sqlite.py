@@ -22,6 +22,7 @@ from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.imports import ImportStore
+from memoryd.store.pending import PendingEmbeddings
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
     SELECT_COLUMNS,
@@ -49,7 +50,14 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 @map_storage_errors
 class SQLiteStore(
-    SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs, SettingsStore
+    SessionLog,
+    TenantStore,
+    TaskStore,
+    AggregateStore,
+    ImportStore,
+    SearchLegs,
+    SettingsStore,
+    PendingEmbeddings,
 ):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import UTC, datetime
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -273,12 +274,13 @@ class ContextEngine:
         if (summary_id is None) == (query is None):
             raise ValidationError("give exactly one of summary_id and query")
         conv = self._conv(conversation_id)
+        hits = grep(self.store, conv, str(query), MAX_GREP_LIMIT) if query is not None else []
+        found: list[str] = []
+        rowids: list[int] = []
         with self.svc.store.read() as conn:
             if summary_id is not None:
                 if not isinstance(summary_id, str):
                     raise ValidationError("summary_id must be text")
-                found: list[str] = []
-                rowids: list[int] = []
                 summary = self.store.summary_by_id(conn, conv, summary_id)
                 if summary is not None:
                     found.append(summary.id)
@@ -289,7 +291,6 @@ class ContextEngine:
                         raise NotFoundError(f"summary {summary_id}")
                     rowids = [message.rowid]
             else:
-                hits = grep(self.store, conv, str(query), MAX_GREP_LIMIT)
                 for hit in hits:
                     if hit.kind == "summary":
                         s = self.store.summary_by_id(conn, conv, hit.id)
@@ -364,11 +365,28 @@ def _restore(value: Any, blobs: dict[str, str]) -> Any:
 def _summary_turns(summary: NewSummary) -> list[dict[str, Any]]:
     """A summary's lines as the turns they stand for: ``Caroline: …`` said by Caroline."""
     turns = []
+    day: str | None = None
     for line in summary.content.splitlines():
         line = line.strip()
-        if not line or line.startswith("[Date: "):
+        if line.startswith("[Date: ") and line.endswith("]"):
+            day = line[len("[Date: ") : -1]
+            continue
+        if not line:
             continue
         match = _SPEAKER_LINE.match(line)
         role, text = (match.group(1), match.group(2)) if match else ("summary", line)
-        turns.append({"role": role, "content": text})
+        turn: dict[str, Any] = {"role": role, "content": text}
+        when = _day(day)
+        if when is not None:
+            turn["created_at"] = when
+        turns.append(turn)
     return turns
+
+
+def _day(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text, "%d %B %Y").replace(tzinfo=UTC)
+    except ValueError:
+        return None

@@ -115,20 +115,45 @@ class Source:
     at: datetime | None = None
 
 
-def entities(text: str) -> list[str]:
-    """Names, numbers and dates of ``text``, each once, in order (as written)."""
+def entities(text: str, known_names: frozenset[str] | None = None) -> list[str]:
+    """Names, numbers and dates of ``text``, each once, in order (as written).
+
+    A capitalised word is a name where it is not the first of a sentence; a first
+    word counts only when it is a name elsewhere (``known_names``, casefolded; by
+    default the names of ``text`` itself).
+    """
     found: dict[str, str] = {}
     for match in _DATE.finditer(text):
         found.setdefault(match.group(0).casefold(), match.group(0))
     dated = _DATE.sub(" ", text)
     for match in _NUMBER.finditer(dated):
         found.setdefault(match.group(0).casefold(), match.group(0))
+    names = names_in(dated) if known_names is None else known_names
     for match in _NAME.finditer(dated):
-        words = [w for w in match.group(0).split() if w.casefold() not in NOT_NAMES]
+        words = match.group(0).split()
+        if _sentence_start(dated, match.start()) and words[0].casefold() not in names:
+            words = words[1:]
+        words = [w for w in words if w.casefold() not in NOT_NAMES]
         if words:
             name = " ".join(words)
             found.setdefault(name.casefold(), name)
     return list(found.values())
+
+
+def names_in(text: str) -> frozenset[str]:
+    """Capitalised words that stand where no sentence starts: names, casefolded."""
+    return frozenset(
+        w.casefold()
+        for match in _NAME.finditer(text)
+        if not _sentence_start(text, match.start())
+        for w in match.group(0).split()
+        if w.casefold() not in NOT_NAMES
+    )
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t\"'(“‘")
+    return not before or before[-1] in ".!?:;\n。！？"
 
 
 def date_line(at: datetime) -> str:
@@ -162,6 +187,7 @@ class ExtractiveSummariser(Summariser):
         self.date_headers = date_headers
 
     def summarise(self, kind: str, sources: Sequence[Source], target: int) -> str:
+        known = names_in(" \n".join(source.text for source in sources))
         sentences: list[_Sentence] = []
         for s, source in enumerate(sources):
             header = date_line(source.at) if source.at is not None else None
@@ -172,12 +198,12 @@ class ExtractiveSummariser(Summariser):
                 if piece.startswith("[Date: ") and piece.endswith("]"):
                     header = piece  # a child summary's date line dates what follows
                     continue
-                keys = frozenset(e.casefold() for e in entities(piece))
+                keys = frozenset(e.casefold() for e in entities(piece, known))
                 cost = estimate_tokens(piece) + 1
                 sentences.append(_Sentence(len(sentences), s, piece, keys, cost, header))
         wanted: dict[str, str] = {}
         for source in sources:
-            for e in entities(source.text.replace(ALSO, " ")):
+            for e in entities(source.text.replace(ALSO, " "), known):
                 wanted.setdefault(e.casefold(), e)
         chosen = self._choose(sentences, wanted, int(target * 0.7))
         body = self._render(sources, chosen)

@@ -12,7 +12,7 @@ from memoryd.context import ContextEngine
 from memoryd.errors import NotFoundError, ValidationError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hooks"))
-from cc_transcript import Transcript, text_block  # noqa: E402
+from cc_transcript import Transcript, text_block
 
 
 def claude_code(path: Path) -> Path:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import UTC, datetime
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 

@@ -85,5 +85,5 @@ def grep(store: ContextStore, conv: int, query: str, limit: int) -> list[GrepHit
                     (table, rowid) in exact,
                 )
             )
-    exact_hits = sorted((h for h in hits if h.exact), key=lambda h: (h.seq, h.kind))
+    exact_hits = sorted((h for h in hits if h.exact), key=lambda h: (h.kind != "message", h.seq))
     return exact_hits + [h for h in hits if not h.exact]

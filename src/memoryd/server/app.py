@@ -30,7 +30,15 @@ from memoryd.server.options import (
     ServeOptions,
     is_loopback,
 )
-from memoryd.server.routes import imports, memories, portability, spaces, stats, tenants
+from memoryd.server.routes import (
+    context,
+    imports,
+    memories,
+    portability,
+    spaces,
+    stats,
+    tenants,
+)
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenancy.tenants import Tenants
 
@@ -75,7 +83,7 @@ def create_app(
     app.state.service = root
     app.state.tenants = tenant_admin
     errors.install(app)
-    for module in (tenants, memories, spaces, stats, imports, portability):
+    for module in (tenants, memories, spaces, stats, imports, portability, context):
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
     app.add_middleware(

@@ -1,4 +1,4 @@
-"""``python -m bench longmemeval|locomo|first-week|speed|server``: the benchmark commands.
+"""``python -m bench longmemeval|locomo|context|first-week|speed|server``: the benchmark commands.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -129,6 +129,35 @@ def locomo(
         ingest_mode=ingest,
     )
     _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
+
+
+@app.command()
+def context(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
+    / "locomo_dev.json",
+    budget: Annotated[int, typer.Option(help="Token budget of every assembled context.")] = 4000,
+    limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
+    date_headers: Annotated[bool, typer.Option(help="[Date: …] lines in recall/summaries.")] = True,
+    out: Annotated[Path, typer.Option()] = REPORTS / "context.json",
+) -> None:
+    """The context engine on LoCoMo: evidence in the assembled context vs truncation."""
+    from bench import context as cx
+
+    report = cx.run(path, limit, bench_embedder(), budget, date_headers)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    m = report["metrics"]
+    console.print(
+        f"context @ {budget} tokens, {report['questions']} questions, {report['wall_s']} s: "
+        f"evidence_in_context {m['evidence_in_context']:.3f} "
+        f"(truncation {report['baselines']['truncation']['evidence_in_context']:.3f}, "
+        f"x{report['ratio_to_truncation']}), grep_top10 {m['grep_top10']:.3f}, "
+        f"search_top10 {m['search_top10']:.3f}, either {m['either_top10']:.3f}, "
+        f"kept_entities {m['kept_entities']:.3f}, "
+        f"compaction {m['compaction_s_per_1000_messages']} s/1000 messages",
+        markup=False,
+    )
+    console.print(f"by category: {m['by_category']}", markup=False)
 
 
 @app.command()

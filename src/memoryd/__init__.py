@@ -2,6 +2,7 @@
 
 from memoryd.aio import AsyncMemory, AsyncRemoteMemory
 from memoryd.client import RemoteMemory
+from memoryd.context import ContextEngine
 from memoryd.errors import (
     EmbeddingError,
     EmbeddingMismatchError,
@@ -21,6 +22,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncMemory",
     "AsyncRemoteMemory",
+    "ContextEngine",
     "EmbeddingError",
     "EmbeddingMismatchError",
     "Memory",

@@ -23,7 +23,8 @@ from memoryd.context import ContextConfig, ContextEngine
 from memoryd.service import MemoryService
 
 svc = MemoryService(sys.argv[1])
-engine = ContextEngine(svc, replace(ContextConfig(), remember_turns=False, remember_summaries=False))
+config = replace(ContextConfig(), remember_turns=False, remember_summaries=False)
+engine = ContextEngine(svc, config)
 print("ready", flush=True)
 while True:
     engine.compact(sys.argv[2])

@@ -78,10 +78,14 @@ class ContextEngine:
 
     def __init__(
         self,
-        service: MemoryService,
+        service: MemoryService | Any,
         config: ContextConfig | None = None,
         summariser: Summariser | None = None,
     ) -> None:
+        """``service``: a ``MemoryService``, or a ``memoryd.Memory`` (its service is used)."""
+        service = getattr(service, "service", service)
+        if not isinstance(service, MemoryService):
+            raise TypeError("ContextEngine needs a memoryd.Memory or a MemoryService")
         self.svc = service
         self.config = config or config_from(service)
         self.store = ContextStore(service.store)

@@ -13,7 +13,7 @@ import pytest
 from memoryd.context import ContextConfig, ContextEngine
 from memoryd.service import MemoryService
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "llm"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "llm"))  # scripted_llm
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
 
 

@@ -12,6 +12,7 @@ budget by the CJK-aware estimate of :mod:`memoryd.inject`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,7 @@ def assemble(
     config: ContextConfig,
     budget: int,
     query: str | None,
+    compacted: Callable[[str, int], list[StoredMessage]] | None = None,
 ) -> Assembled:
     """``history``: the context items before the fresh tail, oldest first."""
     budget = check_budget(budget)
@@ -85,7 +87,7 @@ def assemble(
     if query is None:
         recent = [m.content for m in tail[-QUERY_MESSAGES:]]
         query = "\n".join(recent)
-    recalled = recall.recall(query, int(left * RECALL_SHARE), [m.content for m in tail])
+    recalled = recall.recall(query, int(left * RECALL_SHARE), [m.content for m in tail], compacted)
     recall_tokens = (
         recalled.tokens + estimate_tokens(RECALL_ROLE) + MESSAGE_OVERHEAD_TOKENS
         if recalled.sections

@@ -61,6 +61,7 @@ class Report:
     error: str | None = None
     seconds: float = 0.0
     made: list[NewSummary] = field(default_factory=list)
+    memory_tasks: list[str] = field(default_factory=list)  # smart ingest of the summaries
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +70,7 @@ class Report:
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "error": self.error,
+            "memory_tasks": self.memory_tasks,
         }
 
 

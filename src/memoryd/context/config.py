@@ -27,6 +27,9 @@ L1_TOKENS_OPT = 400
 L2_TOKENS = 500
 L3_HITS = 10
 L3_HITS_OPT = 3
+# the conversation's own compacted messages that best match the query, shown verbatim in L3
+L3_CONVERSATION_HITS = 5
+L3_CONVERSATION_HITS_OPT = 2
 QUERY_MESSAGES = 3  # the query is the last three messages
 # recall takes at most this share of what the budget leaves after the hint and the fresh tail
 RECALL_SHARE = 0.5
@@ -53,6 +56,7 @@ class ContextConfig:
     l1_tokens: int = L1_TOKENS
     l2_tokens: int | None = L2_TOKENS  # None: L2 is dropped
     l3_hits: int = L3_HITS
+    l3_conversation_hits: int = L3_CONVERSATION_HITS
     large_part_chars: int = LARGE_PART_CHARS
     # captured turns are also long-term memories (searchable next week, recalled by L3)
     remember_turns: bool = True
@@ -73,5 +77,6 @@ class ContextConfig:
             l1_tokens=L1_TOKENS_OPT,
             l2_tokens=None,
             l3_hits=L3_HITS_OPT,
+            l3_conversation_hits=L3_CONVERSATION_HITS_OPT,
             **overrides,  # type: ignore[arg-type]
         )

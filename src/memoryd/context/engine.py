@@ -217,12 +217,13 @@ class ContextEngine:
                         conn, self.svc.tenant_id, extract(turn["content"], turn["role"]), "summary"
                     )
             if turns:
-                self.svc.ingest(
+                result = self.svc.ingest(
                     turns,
                     session_id=SUMMARY_SESSION.format(conversation=conversation_id),
                     mode="smart",
                     source=SUMMARY_SOURCE,
                 )
+                report.memory_tasks.append(result.task_id)
 
     # ------------------------------------------------------------------ assembly
     def assemble(
@@ -234,7 +235,24 @@ class ContextEngine:
         budget = check_budget(budget_tokens)
         conv = self._conv(conversation_id)
         history, tail = self._context(conv)
-        return assemble(history, tail, self.recall, self.config, budget, query)
+        in_context = {m.rowid for m in history if isinstance(m, StoredMessage)}
+        in_context |= {m.rowid for m in tail}
+
+        def compacted(text: str, n: int) -> list[StoredMessage]:
+            """The best matches among the messages only a summary stands for now."""
+            found = []
+            for hit in grep(self.store, conv, text, n + len(in_context)):
+                if hit.kind != "message":
+                    continue
+                with self.svc.store.read() as conn:
+                    message = self.store.message_by_id(conn, conv, hit.id)
+                if message is not None and message.rowid not in in_context:
+                    found.append(message)
+                if len(found) >= n:
+                    break
+            return found
+
+        return assemble(history, tail, self.recall, self.config, budget, query, compacted)
 
     def _context(self, conv: int) -> tuple[list[StoredMessage | Summary], list[StoredMessage]]:
         with self.svc.store.read() as conn:

@@ -9,7 +9,9 @@
   about a favourite band about preferences).
 * L3 deep: memoryd's hybrid search, top 10 (3 optimised), then the knowledge-graph
   merge: a triple whose subject or object the query names is added unless a recalled
-  memory already says both ends of it.
+  memory already says both ends of it. The conversation's own compacted messages that
+  match the query best (``lcm_grep``, 5, 2 optimised) join them verbatim: the engine
+  expands on the agent's behalf what it would otherwise have to ask for.
 
 L3 is given the budget first (it answers the question at hand), then L1, then L2;
 they are shown in layer order.
@@ -19,11 +21,13 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from memoryd.context.config import ESSENTIAL_IMPORTANCE, ContextConfig
+from memoryd.context.models import StoredMessage
 from memoryd.context.render import section
 from memoryd.context.summarise import date_line, entities
 from memoryd.context.triples import TripleStore
@@ -75,9 +79,16 @@ class Recall:
                     log.warning("identity file %s not read: %s", file, exc)
         return lines
 
-    def recall(self, query: str, budget: int, shown: Sequence[str] = ()) -> Recalled:
+    def recall(
+        self,
+        query: str,
+        budget: int,
+        shown: Sequence[str] = (),
+        compacted: Callable[[str, int], list[StoredMessage]] | None = None,
+    ) -> Recalled:
         """The sections for ``query`` within ``budget`` tokens; ``shown`` is text already
-        in the context verbatim (the fresh tail), which recall does not repeat."""
+        in the context verbatim (the fresh tail), which recall does not repeat;
+        ``compacted`` finds the conversation's own compacted messages for a query."""
         out = Recalled()
         left = budget
         sections: dict[str, str] = {}
@@ -94,7 +105,16 @@ class Recall:
                 log.warning("L3 recall failed: %s", exc)
                 out.layers["error"] = [exc.message]
         hits = [m for m in hits if not any(t and t in m.content for t in shown)]
-        lines = [self._line(m) for m in hits]
+        lines = [self._line(m.content, m.valid_from or m.created_at) for m in hits]
+        if compacted is not None and self.config.l3_conversation_hits and query.strip():
+            said = [m.content for m in hits] + list(shown)
+            for message in compacted(query, self.config.l3_conversation_hits):
+                if any(message.content in text for text in said):
+                    continue
+                lines.append(self._line(f"{message.role}: {message.content}", message.created_at))
+                out.layers.setdefault("L3_conversation", []).append(
+                    message.message_id or f"m{message.seq}"
+                )
         kg = self._graph(query, hits)
         lines += [f"(knowledge graph) {t}" for t in kg]
         sections["L3"] = section("memoryd-recall", "Recalled memories", lines, max(0, left))
@@ -125,11 +145,10 @@ class Recall:
         out.sections = [sections[k] for k in ("L0", "L1", "L2", "L3") if sections.get(k)]
         return out
 
-    def _line(self, memory: Memory) -> str:
-        when = memory.valid_from or memory.created_at
+    def _line(self, text: str, when: datetime | None) -> str:
         if self.config.date_headers and when is not None:
-            return f"{date_line(when)} {memory.content}"
-        return memory.content
+            return f"{date_line(when)} {text}"
+        return text
 
     def _graph(self, query: str, hits: Sequence[Memory]) -> list[str]:
         names = [e for e in entities(query) if not e[:1].isdigit()]

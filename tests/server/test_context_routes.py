@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from server_harness import TenantClient
+from test_fuzz import DATETIMES, FUZZ_SETTINGS, INTS, JSON_VALUES, TEXT, WORDS, body_problem
 
 
 def ingest(t: TenantClient, conversation: str, n: int) -> None:
+    """``n`` messages with ids ``m-0`` …; the same call again stores nothing new."""
     messages = [
         {
             "id": f"m-{i}",
@@ -17,7 +25,7 @@ def ingest(t: TenantClient, conversation: str, n: int) -> None:
     ]
     r = t.http.post(f"/v1/context/{conversation}/ingest-batch", json={"messages": messages})
     assert r.status_code == 200, r.text
-    assert r.json()["stored"] == n
+    assert r.json()["stored"] + r.json()["duplicates"] == n
 
 
 def test_the_host_plugin_loop(alice: TenantClient) -> None:
@@ -77,3 +85,43 @@ def test_bad_input_is_a_clear_error(alice: TenantClient) -> None:
     assert alice.http.get("/v1/context/b").status_code == 404
     bad = alice.http.post("/v1/context/x/ingest", json={"message": {"content": "no role"}})
     assert bad.status_code == 400
+
+
+CONTEXT_ROUTES = ("ingest", "ingest-batch", "assemble", "after-turn", "bootstrap", "grep", "expand")
+MESSAGE = st.fixed_dictionaries(
+    {"role": WORDS | TEXT, "content": TEXT | st.lists(JSON_VALUES, max_size=3) | JSON_VALUES},
+    optional={"id": TEXT | INTS, "created_at": DATETIMES | TEXT, "tool_results": JSON_VALUES},
+)
+FIELDS = {
+    "message": MESSAGE | JSON_VALUES,
+    "messages": st.lists(MESSAGE | JSON_VALUES, max_size=4) | JSON_VALUES,
+    "budget_tokens": INTS | JSON_VALUES,
+    "query": TEXT | JSON_VALUES,
+    "limit": INTS | JSON_VALUES,
+    "transcript": TEXT | st.just('[{"role": "user", "content": "x"}]') | JSON_VALUES,
+    "format": st.sampled_from(("json", "openclaw", "claude-code", "nope")) | JSON_VALUES,
+    "summary_id": TEXT | JSON_VALUES,
+}
+
+
+@pytest.mark.parametrize("route", CONTEXT_ROUTES)
+@settings(FUZZ_SETTINGS, max_examples=40)
+@given(data=st.data())
+def test_context_routes_never_answer_5xx(alice: TenantClient, route: str, data: Any) -> None:
+    conversation = data.draw(st.sampled_from(("fuzz", "fuzz%20two", "x" * 201)), label="id")
+    if route != "ingest-batch":  # a conversation to act on; a batch may make its own
+        ingest(alice, "fuzz", 2)
+    body = data.draw(
+        st.dictionaries(st.sampled_from(sorted(FIELDS)), JSON_VALUES, max_size=3).flatmap(
+            lambda base: st.fixed_dictionaries({k: FIELDS[k] for k in base}).map(
+                lambda chosen: {**base, **chosen}
+            )
+        )
+        | JSON_VALUES,
+        label="body",
+    )
+    raw = json.dumps(body)
+    path = f"/v1/context/{conversation}/{route}"
+    response = alice.http.post(path, content=raw, headers={"Content-Type": "application/json"})
+    assert response.status_code < 500, f"{path} {raw} -> {response.status_code} {response.text}"
+    assert body_problem(response, path) is None, f"{path} {raw}"

@@ -33,6 +33,8 @@ from memoryd.inject import estimate_tokens
 
 log = logging.getLogger(__name__)
 MIN_TARGET_TOKENS = 48
+# a leaf over less source than this would cost about as much as what it replaces
+MIN_LEAF_SOURCE_TOKENS = 200
 
 
 @dataclass
@@ -172,6 +174,8 @@ class Compactor:
                 break
             source += nodes[end].tokens
             end += 1
+        if source < MIN_LEAF_SOURCE_TOKENS:
+            return False
         self._summarise(nodes, planned, start, end, "leaf", 0)
         return True
 

@@ -22,7 +22,8 @@ def chat(n: int, start: int = 0) -> list[dict[str, str]]:
         {
             "role": "user" if i % 2 == 0 else "assistant",
             "content": f"Message {i}: Dana moved the launch of Orion to 14 March 2026, "
-            "budget 42000 euros. The team agreed on the plan and the rollback steps after a long discussion.",
+            "budget 42000 euros. The team agreed on the plan and the rollback steps "
+            "after a long discussion.",
         }
         for i in range(start, start + n)
     ]

@@ -151,7 +151,8 @@ def context(
         f"context @ {budget} tokens, {report['questions']} questions, {report['wall_s']} s: "
         f"evidence_in_context {m['evidence_in_context']:.3f} "
         f"(truncation {report['baselines']['truncation']['evidence_in_context']:.3f}, "
-        f"x{report['ratio_to_truncation']}), grep_top10 {m['grep_top10']:.3f}, "
+        f"x{report['ratio_to_truncation']}), dated {m['evidence_dated']:.3f}, "
+        f"grep_top10 {m['grep_top10']:.3f}, "
         f"search_top10 {m['search_top10']:.3f}, either {m['either_top10']:.3f}, "
         f"kept_entities {m['kept_entities']:.3f}, "
         f"compaction {m['compaction_s_per_1000_messages']} s/1000 messages",

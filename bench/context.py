@@ -8,6 +8,8 @@ report gives:
 * ``evidence_in_context``: the share of a question's evidence turns whose text
   is in the assembled context verbatim (mean over questions), and the same for
   a truncation baseline in the same run (the newest messages that fit the budget);
+* ``evidence_dated``: the share whose day (``[Date: …]``) is in the context too, so
+  a turn that says "yesterday" can be dated (what date headers are for);
 * ``grep_top10`` / ``search_top10`` / ``either_top10``: the share of questions
   with an evidence turn among the first 10 hits of ``lcm_grep`` (the question as
   query) or ``memory_search``;
@@ -29,7 +31,7 @@ from bench.common import CachedEmbedder, mean, run_all
 from bench.locomo import CATEGORIES, evidence_ids, load, sessions, turn_text
 from memoryd.context import ContextConfig, ContextEngine
 from memoryd.context.messages import message_tokens
-from memoryd.context.summarise import entities, names_in
+from memoryd.context.summarise import date_line, entities, names_in
 from memoryd.service import MemoryService
 
 DEFAULT_BUDGET = 4000
@@ -60,6 +62,7 @@ def run_conversation(
 ) -> list[dict[str, Any]]:
     conversation = sample["sample_id"]
     texts: dict[str, str] = {}
+    days: dict[str, str] = {}
     replayed: list[tuple[str, str]] = []
     compaction_s = 0.0
     kept = total = 0
@@ -73,6 +76,7 @@ def run_conversation(
                     if not text.strip():
                         continue
                     texts[turn["dia_id"]] = text
+                    days[turn["dia_id"]] = date_line(date)
                     replayed.append((turn["speaker"], text))
                     engine.ingest(
                         conversation,
@@ -117,6 +121,10 @@ def run_conversation(
                         "category": item["category"],
                         "evidence_in_context": mean([float(texts[e] in context) for e in evidence]),
                         "truncation": mean([float(texts[e] in base) for e in evidence]),
+                        # the turn and its day are both in the context: "yesterday" can be dated
+                        "evidence_dated": mean(
+                            [float(texts[e] in context and days[e] in context) for e in evidence]
+                        ),
                         "grep_top10": float(grep_ok),
                         "search_top10": float(search_ok),
                         "either_top10": float(grep_ok or search_ok),
@@ -143,7 +151,7 @@ def run(
         "context", samples, lambda s: run_conversation(s, embedder, budget, date_headers)
     )
     del started
-    names = ["evidence_in_context", "grep_top10", "search_top10", "either_top10"]
+    names = ["evidence_in_context", "evidence_dated", "grep_top10", "search_top10", "either_top10"]
     metrics: dict[str, Any] = {n: round(mean([r[n] for r in rows]), 4) for n in names}
     kept = sum(r["_kept"] for r in rows)
     total = sum(r["_entities"] for r in rows)
@@ -159,6 +167,9 @@ def run(
                 mean([r["evidence_in_context"] for r in rows if r["category"] == c]), 4
             ),
             "truncation": round(mean([r["truncation"] for r in rows if r["category"] == c]), 4),
+            "evidence_dated": round(
+                mean([r["evidence_dated"] for r in rows if r["category"] == c]), 4
+            ),
         }
         for c in sorted(CATEGORIES)
     }

@@ -146,6 +146,17 @@ def test_locomo_harness(tmp_path: Path) -> None:
     assert set(report["baselines"]) == {"bm25", "dense"}
 
 
+def test_context_harness(tmp_path: Path) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    report = bench(tmp_path, "context", str(path), "--budget", "300")
+    assert report["questions"] == 2
+    for key in ("evidence_in_context", "evidence_dated", "grep_top10", "search_top10"):
+        assert 0.0 <= report["metrics"][key] <= 1.0
+    assert set(report["baselines"]) == {"truncation"}
+    assert report["config"]["budget_tokens"] == 300
+
+
 def test_speed_harness(tmp_path: Path) -> None:
     report = bench(tmp_path, "speed", "--sizes", "200", "--queries", "5")
     row = report["metrics"]["200"]

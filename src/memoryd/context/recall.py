@@ -10,7 +10,7 @@
 * L3 deep: memoryd's hybrid search, top 10 (3 optimised), then the knowledge-graph
   merge: a triple whose subject or object the query names is added unless a recalled
   memory already says both ends of it. The conversation's own compacted messages that
-  match the query best (``lcm_grep``, 5, 2 optimised) join them verbatim: the engine
+  match the query best (``lcm_grep``, 10, 3 optimised) join them verbatim: the engine
   expands on the agent's behalf what it would otherwise have to ask for.
 
 L3 is given the budget first (it answers the question at hand), then L1, then L2;

@@ -15,10 +15,8 @@ The same engine serves every door: the SDK (``memoryd.ContextEngine``), REST
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +25,13 @@ from memoryd.context.bootstrap import read_transcript
 from memoryd.context.compaction import Compactor, Report
 from memoryd.context.config import MAX_BATCH_MESSAGES, ContextConfig
 from memoryd.context.dag import check_invariant
-from memoryd.context.messages import POINTER_RE, pointer_ids, prepare_all
+from memoryd.context.expand import whole
+from memoryd.context.messages import pointer_ids, prepare_all
 from memoryd.context.models import GrepHit, IngestOutcome, StoredMessage, Summary
 from memoryd.context.recall import Recall
+from memoryd.context.remember import summary_turns
 from memoryd.context.search import grep
-from memoryd.context.store import ContextStore, NewMessage, NewSummary
+from memoryd.context.store import ContextStore, NewMessage
 from memoryd.context.summarise import ExtractiveSummariser, LLMSummariser, Summariser
 from memoryd.context.triples import TripleStore, extract
 from memoryd.errors import NotFoundError, ValidationError
@@ -43,7 +43,6 @@ MAX_GREP_LIMIT = 100
 MAX_EXPAND_MESSAGES = 2000
 SUMMARY_SESSION = "{conversation}#summaries"
 SUMMARY_SOURCE = "context-summary"
-_SPEAKER_LINE = re.compile(r"^([^:\n]{1,60}): (.+)$")
 
 
 def config_from(svc: MemoryService) -> ContextConfig:
@@ -210,7 +209,7 @@ class ContextEngine:
         if not self.config.remember_summaries or not report.compacted:
             return
         for summary in report.made:
-            turns = _summary_turns(summary)
+            turns = summary_turns(summary)
             with self.svc.store.write() as conn:
                 for turn in turns:
                     self.triples.add(
@@ -331,7 +330,7 @@ class ContextEngine:
             )
         return {
             "summaries": found,
-            "messages": [_whole(m, blobs) for m in messages],
+            "messages": [whole(m, blobs) for m in messages],
         }
 
     def check(self, conversation_id: str) -> list[str]:
@@ -357,58 +356,3 @@ class ContextEngine:
             raise ValidationError("the transcript holds no messages")
         outcome = self.ingest_batch(conversation_id, messages, agent_id=agent_id)
         return {"format": detected, **outcome.to_json()}
-
-
-def _whole(message: StoredMessage, blobs: dict[str, str]) -> dict[str, Any]:
-    data = message.to_json()
-    content = message.content
-    data["content"] = POINTER_RE.sub(lambda m: blobs.get(m.group(1), m.group(0)), content)
-    data["tool_results"] = _restore(data.get("tool_results"), blobs)
-    if data["tool_results"] is None:
-        del data["tool_results"]
-    return data
-
-
-def _restore(value: Any, blobs: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        ids = pointer_ids(value)
-        return (
-            blobs.get(ids[0], value)
-            if len(ids) == 1 and value.startswith("[memoryd file:")
-            else value
-        )
-    if isinstance(value, list):
-        return [_restore(v, blobs) for v in value]
-    if isinstance(value, dict):
-        return {k: _restore(v, blobs) for k, v in value.items()}
-    return value
-
-
-def _summary_turns(summary: NewSummary) -> list[dict[str, Any]]:
-    """A summary's lines as the turns they stand for: ``Caroline: …`` said by Caroline."""
-    turns = []
-    day: str | None = None
-    for line in summary.content.splitlines():
-        line = line.strip()
-        if line.startswith("[Date: ") and line.endswith("]"):
-            day = line[len("[Date: ") : -1]
-            continue
-        if not line:
-            continue
-        match = _SPEAKER_LINE.match(line)
-        role, text = (match.group(1), match.group(2)) if match else ("summary", line)
-        turn: dict[str, Any] = {"role": role, "content": text}
-        when = _day(day)
-        if when is not None:
-            turn["created_at"] = when
-        turns.append(turn)
-    return turns
-
-
-def _day(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        return datetime.strptime(text, "%d %B %Y").replace(tzinfo=UTC)
-    except ValueError:
-        return None

@@ -21,6 +21,31 @@ TABLES = (
 )
 
 
+def exact_rows(conn: sqlite3.Connection, table: str, conv: int, text: str, limit: int) -> list[int]:
+    """Rowids whose content holds ``text`` verbatim (case-insensitive for ASCII)."""
+    column = "seq" if table == "context_messages" else "first_seq"
+    return [
+        int(r[0])
+        for r in conn.execute(
+            f"SELECT rowid FROM {table} WHERE conv = ? AND instr(lower(content), lower(?)) > 0 "
+            f"ORDER BY {column} LIMIT ?",
+            (conv, text, limit),
+        )
+    ]
+
+
+def fts_rows(
+    conn: sqlite3.Connection, table: str, conv: int, match: str, index: str, limit: int
+) -> list[tuple[int, float]]:
+    """(rowid, relevance) of one full-text index, restricted to the conversation."""
+    rows = conn.execute(
+        f"SELECT f.rowid, -bm25({index}) FROM {index} f JOIN {table} t ON t.rowid = f.rowid "
+        f"WHERE {index} MATCH ? AND t.conv = ? ORDER BY bm25({index}) LIMIT ?",
+        (match, conv, limit),
+    ).fetchall()
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
 def snippet(text: str, query: str) -> str:
     """The part of ``text`` around the query (or its first term), on one line."""
     flat = " ".join(text.split())
@@ -42,7 +67,7 @@ def grep(store: ContextStore, conv: int, query: str, limit: int) -> list[GrepHit
     fts = build_query(query)
     with store.db.read() as conn:
         for table, words, trigrams in TABLES:
-            for rowid in store.exact(conn, table, conv, query.strip(), limit):
+            for rowid in exact_rows(conn, table, conv, query.strip(), limit):
                 key = (table, rowid)
                 exact.add(key)
                 ranked[key] = float("inf")
@@ -50,7 +75,7 @@ def grep(store: ContextStore, conv: int, query: str, limit: int) -> list[GrepHit
                 if not match:
                     continue
                 try:
-                    rows = store.fts(conn, table, conv, match, index, limit)
+                    rows = fts_rows(conn, table, conv, match, index, limit)
                 except sqlite3.OperationalError as exc:
                     raise store.db.storage_error(exc, "full-text search failed") from exc
                 for rowid, score in rows:

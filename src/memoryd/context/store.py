@@ -381,31 +381,5 @@ class ContextStore:
         )
         return True
 
-    # ------------------------------------------------------------------ search
-    def exact(
-        self, conn: sqlite3.Connection, table: str, conv: int, text: str, limit: int
-    ) -> list[int]:
-        """Rowids whose content holds ``text`` verbatim (case-insensitive for ASCII)."""
-        column = "seq" if table == "context_messages" else "first_seq"
-        return [
-            int(r[0])
-            for r in conn.execute(
-                f"SELECT rowid FROM {table} WHERE conv = ? AND instr(lower(content), lower(?)) > 0 "
-                f"ORDER BY {column} LIMIT ?",
-                (conv, text, limit),
-            )
-        ]
-
-    def fts(
-        self, conn: sqlite3.Connection, table: str, conv: int, match: str, index: str, limit: int
-    ) -> list[tuple[int, float]]:
-        """(rowid, relevance) of one full-text index, restricted to the conversation."""
-        rows = conn.execute(
-            f"SELECT f.rowid, -bm25({index}) FROM {index} f JOIN {table} t ON t.rowid = f.rowid "
-            f"WHERE {index} MATCH ? AND t.conv = ? ORDER BY bm25({index}) LIMIT ?",
-            (match, conv, limit),
-        ).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows]
-
     def message_rows(self, conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Any]:
         return {m.rowid: m for m in self.messages(conn, rowids)}

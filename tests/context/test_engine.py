@@ -145,3 +145,27 @@ def test_recall_layers_and_optimisation(service: MemoryService, tmp_path: Path) 
     small = lean.assemble("c", 2000, query="When is the Orion launch?")
     assert len(small.layers["L3"]) <= 3 + 3  # 3 hits and at most 3 graph triples
     assert "L2" not in small.layers
+
+
+def test_grep_finds_chinese_words_of_any_length(quiet_engine: ContextEngine) -> None:
+    quiet_engine.ingest_batch(
+        "zh",
+        [
+            {"role": "user", "content": "我们下周三在杭州西湖边的茶馆见面。"},
+            {"role": "assistant", "content": "好的，我会准备预算表。"},
+        ],
+    )
+    hits = quiet_engine.grep("zh", "杭州 茶馆")  # two-character words, not one phrase
+    assert hits and hits[0].seq == 0 and not hits[0].exact
+    assert quiet_engine.grep("zh", "预算表")[0].seq == 1
+
+
+def test_the_sdk_wraps_a_memory(tmp_path: Path, embedder: object) -> None:
+    import memoryd
+
+    with memoryd.Memory(tmp_path / "sdk-home", embedder=embedder) as mem:  # type: ignore[arg-type]
+        engine = memoryd.ContextEngine(mem)
+        engine.ingest("c", {"role": "user", "content": "The invoice number is INV-7."})
+        assert engine.assemble("c", 1000).messages[-1]["content"] == "The invoice number is INV-7."
+    with pytest.raises(TypeError):
+        memoryd.ContextEngine(object())

@@ -80,6 +80,10 @@ def grep(store: ContextStore, conv: int, query: str, limit: int) -> list[GrepHit
                     raise store.db.storage_error(exc, "full-text search failed") from exc
                 for rowid, score in rows:
                     ranked[(table, rowid)] = max(ranked.get((table, rowid), 0.0), score)
+            for short in fts.substrings:  # a CJK word under three characters: no trigram holds it
+                floor = min(ranked.values(), default=1.0) * 0.5
+                for rowid in exact_rows(conn, table, conv, short, limit):
+                    ranked.setdefault((table, rowid), floor)
         best = sorted(ranked.items(), key=lambda kv: -kv[1])[:limit]
         messages = store.messages(conn, [r for (t, r), _ in best if t == "context_messages"])
         by_rowid = {m.rowid: m for m in messages}

@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from conftest import locomo_turns
+from context_helpers import locomo_turns
 
 from memoryd.context import ContextConfig, ContextEngine
 from memoryd.service import MemoryService

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import locomo_turns
+from context_helpers import locomo_turns
 
 from memoryd.context import ContextEngine
 from memoryd.context.assemble import counted

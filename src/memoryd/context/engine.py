@@ -36,6 +36,7 @@ from memoryd.context.summarise import ExtractiveSummariser, LLMSummariser, Summa
 from memoryd.context.triples import TripleStore, extract
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.service import MemoryService
+from memoryd.store.rows import from_us
 
 log = logging.getLogger(__name__)
 MAX_ID_CHARS = 200
@@ -107,15 +108,19 @@ class ContextEngine:
         conv = self.store.conversation(self.svc.tenant_id, check_conversation_id(conversation_id))
         with self.svc.store.read() as conn:
             items = self.store.items(conn, conv.rowid)
-            messages = self.store.next_seq(conn, conv.rowid)
+            count = self.store.next_seq(conn, conv.rowid)
             summaries = self.store.summaries(conn, [i.ref for i in items if i.kind == "summary"])
+            messages = self.store.message_rows(conn, [i.ref for i in items if i.kind == "message"])
         return {
             **conv.to_json(),
-            "messages": messages,
+            "messages": count,
             "context_items": [
                 {"kind": "summary", "id": summaries[i.ref].id}
                 if i.kind == "summary"
-                else {"kind": "message", "rowid": i.ref}
+                else {
+                    "kind": "message",
+                    "id": messages[i.ref].message_id or f"m{messages[i.ref].seq}",
+                }
                 for i in items
             ],
         }
@@ -141,6 +146,10 @@ class ContextEngine:
         """Messages in order, in one transaction: all stored, or none."""
         conversation_id = check_conversation_id(conversation_id)
         prepared = prepare_all(messages, self.config.large_part_chars, MAX_BATCH_MESSAGES)
+        if self.config.remember_turns:
+            # first, and idempotent (a session's repeats are skipped): a failure here leaves
+            # nothing stored, and a retry after a failure below remembers nothing twice
+            self._remember(conversation_id, [p.message for p in prepared], agent_id)
         outcome = IngestOutcome()
         with self.svc.store.write() as conn:
             conv = self.store.ensure(conn, self.svc.tenant_id, conversation_id, agent_id, title)
@@ -169,22 +178,20 @@ class ContextEngine:
                 self.triples.add(
                     conn, self.svc.tenant_id, extract(stored.content, stored.role), "message"
                 )
-        if self.config.remember_turns and outcome.stored:
-            self._remember(conversation_id, outcome.stored, agent_id)
         return outcome
 
     def _remember(
-        self, conversation_id: str, stored: Sequence[StoredMessage], agent_id: str | None
+        self, conversation_id: str, messages: Sequence[NewMessage], agent_id: str | None
     ) -> None:
         """The turns as long-term memories (raw capture: embedded, searchable next week)."""
-        turns = [m for m in stored if m.content.strip()]
+        turns = [m for m in messages if m.content.strip()]
         if not turns:
             return
         self.svc.ingest(
             [{"role": m.role, "content": m.content} for m in turns],
             session_id=conversation_id,
             agent_id=agent_id,
-            dates=[m.created_at for m in turns],
+            dates=[from_us(m.created_at_us) for m in turns],
             source="context",
         )
 

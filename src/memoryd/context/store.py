@@ -381,5 +381,7 @@ class ContextStore:
         )
         return True
 
-    def message_rows(self, conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Any]:
+    def message_rows(
+        self, conn: sqlite3.Connection, rowids: Sequence[int]
+    ) -> dict[int, StoredMessage]:
         return {m.rowid: m for m in self.messages(conn, rowids)}

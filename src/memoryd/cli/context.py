@@ -100,7 +100,7 @@ def compact(conversation: Conversation) -> None:
 def grep(
     conversation: Conversation,
     query: Annotated[str, typer.Argument()],
-    limit: Annotated[int, typer.Option()] = 20,
+    limit: Annotated[int, typer.Option(help="The most hits to show.")] = 20,
 ) -> None:
     """lcm_grep: exact and full-text matches in the conversation, with ids."""
     with service() as svc:

@@ -81,7 +81,7 @@ def test_unknown_conversation_and_small_budget(quiet_engine: ContextEngine) -> N
 
 def test_the_extractive_summary_keeps_names_numbers_and_dates() -> None:
     sources = [Source(m["content"], m["role"]) for m in chat(30)]
-    summary = ExtractiveSummariser().summarise("leaf", sources, 300)
+    summary = ExtractiveSummariser().summarise("leaf", sources, 300).text
     text = " ".join(s.text for s in sources)
     for entity in entities(text):
         assert entity.casefold() in summary.casefold(), entity
@@ -102,10 +102,17 @@ def test_llm_summaries_and_a_failing_llm_leaves_messages_uncompacted(
         assert engine.check("c") == []
         llm.script(Reply(status=500))
         assert not engine.after_turn("c", 400).compacted
-        llm.script('{"summary": "Dana moved the Orion launch to 14 March 2026 (42000 euros)."}')
+        llm.script(
+            '{"summary": "Dana moved the Orion launch to 14 March 2026 (42000 euros).", '
+            '"triples": [["Dana", "moved launch to", "14 March 2026"], ["bad"], [1, 2, 3]]}'
+        )
         report = engine.after_turn("c", 400)
         assert report.compacted and report.summaries[0]["kind"] == "leaf"
         assert "Dana" in llm.chat_requests[-1].messages[1]["content"]
+        triples = engine.triples.about(service.tenant_id, ["Dana"], 10)
+        assert [t.line for t in triples if t.predicate == "moved launch to"] == [
+            "Dana moved launch to 14 March 2026"
+        ]
         assert engine.check("c") == []
         items = engine.conversation("c")["context_items"]
         assert items[0]["kind"] == "summary" and len(items) == 5

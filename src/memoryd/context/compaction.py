@@ -214,7 +214,8 @@ class Compactor:
         )
         target = max(MIN_TARGET_TOKENS, min(target, int(source_tokens * LEAF_RATIO)))
         sources = [Source(c.text, c.role, c.at) for c in children]
-        text = self.summariser.summarise(kind, sources, target)
+        summarised = self.summariser.summarise(kind, sources, target)
+        text = summarised.text
         summary = NewSummary(
             id="sum_" + uuid.uuid4().hex[:20],
             kind=kind,
@@ -226,6 +227,7 @@ class Compactor:
             last_seq=children[-1].last_seq,
             summariser=self.summariser.name,
             children=tuple((c.kind, c.ref) for c in children),
+            triples=summarised.triples,
         )
         planned.append(summary)
         ref = -len(planned)

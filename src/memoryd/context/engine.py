@@ -33,7 +33,7 @@ from memoryd.context.remember import summary_turns
 from memoryd.context.search import grep
 from memoryd.context.store import ContextStore, NewMessage
 from memoryd.context.summarise import ExtractiveSummariser, LLMSummariser, Summariser
-from memoryd.context.triples import TripleStore, extract
+from memoryd.context.triples import Triple, TripleStore, extract
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.service import MemoryService
 from memoryd.store.rows import from_us
@@ -212,9 +212,9 @@ class ContextEngine:
         return report
 
     def _summaries_to_memory(self, conversation_id: str, report: Report) -> None:
-        """Each summary through smart ingest: its lines, as the speakers said them."""
-        if not self.config.remember_summaries or not report.compacted:
-            return
+        """Each summary's triples into the knowledge graph (those the summariser gave, and
+        the rules' over its lines), and, unless turned off, the summary through smart
+        ingest: its lines, as the speakers said them."""
         for summary in report.made:
             turns = summary_turns(summary)
             with self.svc.store.write() as conn:
@@ -222,7 +222,9 @@ class ContextEngine:
                     self.triples.add(
                         conn, self.svc.tenant_id, extract(turn["content"], turn["role"]), "summary"
                     )
-            if turns:
+                said = [Triple(*t) for t in summary.triples]
+                self.triples.add(conn, self.svc.tenant_id, said, self.summariser.name)
+            if turns and self.config.remember_summaries:
                 result = self.svc.ingest(
                     turns,
                     session_id=SUMMARY_SESSION.format(conversation=conversation_id),

@@ -57,6 +57,7 @@ class NewSummary:
     last_seq: int
     summariser: str
     children: tuple[tuple[str, int], ...]  # (child kind, rowid); a planned child: rowid < 0
+    triples: tuple[tuple[str, str, str], ...] = ()  # what the summariser extracted, if anything
 
 
 def _message(row: Sequence[Any]) -> StoredMessage:

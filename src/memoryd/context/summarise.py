@@ -160,11 +160,19 @@ def date_line(at: datetime) -> str:
     return f"[Date: {at.day} {at:%B %Y}]"
 
 
+@dataclass(frozen=True)
+class Summarised:
+    """A summary's text, and the (subject, relation, object) facts the summariser saw."""
+
+    text: str
+    triples: tuple[tuple[str, str, str], ...] = ()
+
+
 class Summariser(ABC):
     name: str
 
     @abstractmethod
-    def summarise(self, kind: str, sources: Sequence[Source], target: int) -> str:
+    def summarise(self, kind: str, sources: Sequence[Source], target: int) -> Summarised:
         """A summary of ``sources`` in about ``target`` tokens; ``SummaryError`` if none."""
 
 
@@ -186,7 +194,7 @@ class ExtractiveSummariser(Summariser):
     def __init__(self, date_headers: bool = True) -> None:
         self.date_headers = date_headers
 
-    def summarise(self, kind: str, sources: Sequence[Source], target: int) -> str:
+    def summarise(self, kind: str, sources: Sequence[Source], target: int) -> Summarised:
         known = names_in(" \n".join(source.text for source in sources))
         sentences: list[_Sentence] = []
         for s, source in enumerate(sources):
@@ -225,7 +233,7 @@ class ExtractiveSummariser(Summariser):
         if not summary:  # nothing with a name, number or date: the first words stand for it
             first = " ".join(s.text for s in sources)
             summary = first[: max(40, target * 4)]
-        return summary
+        return Summarised(summary)
 
     @staticmethod
     def _choose(sentences: list[_Sentence], wanted: dict[str, str], room: int) -> list[_Sentence]:
@@ -271,7 +279,7 @@ class LLMSummariser(Summariser):
         self.name = f"llm:{llm.name}"
         self.date_headers = date_headers
 
-    def summarise(self, kind: str, sources: Sequence[Source], target: int) -> str:
+    def summarise(self, kind: str, sources: Sequence[Source], target: int) -> Summarised:
         system = (LEAF_SYSTEM if kind == "leaf" else CONDENSED_SYSTEM).format(target=target)
         lines: list[str] = []
         day: str | None = None
@@ -291,4 +299,4 @@ class LLMSummariser(Summariser):
         summary = answer.summary.strip()
         if estimate_tokens(summary) >= estimate_tokens(transcript):
             raise SummaryError(f"{self.llm.name} answered a summary no shorter than its source")
-        return summary
+        return Summarised(summary, tuple(answer.triples))

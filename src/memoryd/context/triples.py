@@ -2,7 +2,8 @@
 
 Extracted at ingest by rules (a named subject, or "I" as the speaker, then one of
 a small set of relation verbs, then the object up to the end of the clause), so
-they exist offline. Recall (layer L3) adds a triple whose entities the query
+they exist offline; with an LLM configured, the call that writes a summary also
+returns the triples of what it covers. Recall (layer L3) adds a triple whose entities the query
 names when none of the recalled memories already says it.
 """
 

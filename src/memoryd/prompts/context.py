@@ -8,7 +8,9 @@ short; it must never invent.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_TRIPLE_PART = 200
 
 LEAF_SYSTEM = """\
 You compress part of a conversation between a user and an AI agent so the agent can \
@@ -20,8 +22,11 @@ filler and repetition. Never add anything the messages do not say. Write in the 
 language of the messages; never translate. Lines that start with "[Date: " give the \
 date of the messages after them: keep them.
 
+Also list the facts the messages state as knowledge-graph triples: subject, relation, \
+object (short: names and values, e.g. ["Dana", "moved launch to", "14 March 2026"]).
+
 Use at most about {target} tokens. Answer with JSON only, no prose, no code fence:
-{{"summary": "..."}}"""
+{{"summary": "...", "triples": [["subject", "relation", "object"]]}}"""
 
 CONDENSED_SYSTEM = """\
 You merge consecutive summaries of one conversation into a single shorter summary, \
@@ -36,8 +41,28 @@ Use at most about {target} tokens. Answer with JSON only, no prose, no code fenc
 
 
 class CompactionAnswer(BaseModel):
-    """The model's summary; an empty one is no answer."""
+    """The model's summary (an empty one is no answer) and, for a leaf, its triples.
+
+    A triple that is not three short strings is left out rather than failing
+    the summary: the triples are an addition to recall, the summary is the point.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
     summary: str = Field(min_length=1)
+    triples: list[tuple[str, str, str]] = Field(default_factory=list)
+
+    @field_validator("triples", mode="before")
+    @classmethod
+    def _usable(cls, value: object) -> object:
+        if not isinstance(value, list):
+            return []
+        return [
+            [str(part).strip() for part in t]
+            for t in value
+            if isinstance(t, list | tuple)
+            and len(t) == 3
+            and all(
+                isinstance(part, str) and 0 < len(part.strip()) <= MAX_TRIPLE_PART for part in t
+            )
+        ]

@@ -25,6 +25,13 @@ console = Console()
 REPORTS = WORK_DIR
 
 
+JobsOption = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="Worker processes, one model thread each (a many-core machine: its core count).",
+    ),
+]
 IngestOption = Annotated[
     str, typer.Option(help="raw (turns only) or smart (turns and distilled memories).")
 ]
@@ -90,6 +97,7 @@ def longmemeval(
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
     recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
     ingest: IngestOption = "raw",
+    jobs: JobsOption = 1,
 ) -> None:
     """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
     from bench import longmemeval as lme
@@ -102,6 +110,7 @@ def longmemeval(
         config=_recipe(recipe),
         baselines=baselines,
         ingest_mode=ingest,
+        jobs=jobs,
     )
     _finish(report, out, ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"])
 
@@ -115,6 +124,7 @@ def locomo(
     baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
     recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
     ingest: IngestOption = "raw",
+    jobs: JobsOption = 1,
 ) -> None:
     """LoCoMo, turn level: recall@5/@10 of evidence turns, session R@5 (any)."""
     from bench import locomo as lc
@@ -127,6 +137,7 @@ def locomo(
         config=_recipe(recipe),
         baselines=baselines,
         ingest_mode=ingest,
+        jobs=jobs,
     )
     _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
 

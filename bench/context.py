@@ -22,8 +22,8 @@ report gives:
 from __future__ import annotations
 
 import tempfile
-import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -146,11 +146,12 @@ def run(
     path: Path, limit: int | None, embedder: CachedEmbedder, budget: int, date_headers: bool
 ) -> dict[str, Any]:
     samples = load(path)[:limit] if limit else load(path)
-    started = time.perf_counter()
     rows, wall_s = run_all(
-        "context", samples, lambda s: run_conversation(s, embedder, budget, date_headers)
+        "context",
+        samples,
+        partial(run_conversation, budget=budget, date_headers=date_headers),
+        embedder,
     )
-    del started
     names = ["evidence_in_context", "evidence_dated", "grep_top10", "search_top10", "either_top10"]
     metrics: dict[str, Any] = {n: round(mean([r[n] for r in rows]), 4) for n in names}
     kept = sum(r["_kept"] for r in rows)

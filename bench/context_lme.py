@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,10 @@ def run(
         questions = [q for q in questions if q["question_type"] == question_type]
     questions = questions[:limit] if limit else questions
     rows, wall_s = run_all(
-        "context-lme", questions, lambda q: run_question(q, embedder, budget, date_headers)
+        "context-lme",
+        questions,
+        partial(run_question, budget=budget, date_headers=date_headers),
+        embedder,
     )
     names = ("evidence_in_context", "evidence_dated", "truncation")
     types = sorted({r["question_type"] for r in rows})

@@ -185,7 +185,7 @@ def failures(rows: list[dict[str, Any]]) -> list[str]:
 
 def run(path: Path, half: str | None, embedder: Embedder | None) -> dict[str, Any]:
     conversations = load(path, half)
-    rows, wall_s = run_all("first week", conversations, lambda c: run_conversation(c, embedder))
+    rows, wall_s = run_all("first week", conversations, run_conversation, embedder)
     langs = sorted({r["lang"] for r in rows})
     return {
         "benchmark": "first_week",

@@ -11,6 +11,7 @@ import json
 import re
 import tempfile
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,17 @@ def run_conversation(
     return rows
 
 
+def conversation_rows(
+    sample: dict[str, Any],
+    embedder: CachedEmbedder,
+    *,
+    config: SearchConfig,
+    baselines: bool,
+    ingest_mode: str,
+) -> list[dict[str, Any]]:
+    return run_conversation(sample, embedder, config, baselines, ingest_mode)
+
+
 def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
     names = [f"recall@{k}" for k in KS] + ["session_R@5_any"]
     return summarize(rows, names, "category", "recall@10", key)
@@ -156,12 +168,15 @@ def run(
     config: SearchConfig = DEFAULT_RECIPE,
     baselines: bool = True,
     ingest_mode: str = "raw",
+    jobs: int = 1,
 ) -> dict[str, Any]:
     samples = load(path)[:limit] if limit else load(path)
     rows, wall_s = run_all(
         "locomo",
         samples,
-        lambda sample: run_conversation(sample, embedder, config, baselines, ingest_mode),
+        partial(conversation_rows, config=config, baselines=baselines, ingest_mode=ingest_mode),
+        embedder,
+        jobs,
     )
     return {
         "benchmark": "locomo_turn",

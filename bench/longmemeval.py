@@ -12,6 +12,7 @@ import gzip
 import json
 import tempfile
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,17 @@ def run_question(
     return row
 
 
+def question_rows(
+    q: dict[str, Any],
+    embedder: CachedEmbedder,
+    *,
+    config: SearchConfig,
+    baselines: bool,
+    ingest_mode: str,
+) -> list[dict[str, Any]]:
+    return [run_question(q, embedder, config, baselines, ingest_mode)]
+
+
 def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
     names = [f"R@{k}_{m}" for k in KS for m in ("any", "all")] + ["NDCG@10"]
     return summarize(rows, names, "type", "R@5_any", key)
@@ -126,12 +138,15 @@ def run(
     config: SearchConfig = DEFAULT_RECIPE,
     baselines: bool = True,
     ingest_mode: str = "raw",
+    jobs: int = 1,
 ) -> dict[str, Any]:
     questions = load(path)[:limit] if limit else load(path)
     rows, wall_s = run_all(
         "longmemeval",
         questions,
-        lambda q: [run_question(q, embedder, config, baselines, ingest_mode)],
+        partial(question_rows, config=config, baselines=baselines, ingest_mode=ingest_mode),
+        embedder,
+        jobs,
     )
     report: dict[str, Any] = {
         "benchmark": "longmemeval_s_session",

@@ -90,6 +90,10 @@ class AsyncMemory:
     ) -> dict[str, Any]:
         return await _poll(lambda: self.task(task_id, **options), task_id, timeout_s)
 
+    async def consolidate(self, *, wait: bool = True, timeout_s: float = 300.0) -> dict[str, Any]:
+        task = await asyncio.to_thread(lambda: self.sync.consolidate(wait=False))
+        return await self.wait_for_task(task["id"], timeout_s) if wait else task
+
     async def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.import_file, path, **options)
 
@@ -207,6 +211,10 @@ class AsyncRemoteMemory:
 
     async def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
         return await _poll(lambda: self.task(task_id), task_id, timeout_s)
+
+    async def consolidate(self, *, wait: bool = True, timeout_s: float = 300.0) -> dict[str, Any]:
+        task = await self._send(Calls.consolidate())
+        return await self.wait_for_task(task["id"], timeout_s) if wait else task
 
     async def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
         return await self._send(Calls.import_file(path, options))

@@ -192,6 +192,10 @@ class Calls:
         return Call("GET", f"/v1/tasks/{task_id}", _json)
 
     @staticmethod
+    def consolidate() -> Call[dict[str, Any]]:
+        return Call("POST", "/v1/consolidate", _json)
+
+    @staticmethod
     def import_task(import_id: str) -> Call[dict[str, Any]]:
         return Call("GET", f"/v1/imports/{import_id}", _json)
 
@@ -355,6 +359,11 @@ class RemoteMemory:
 
     def wait_for_task(self, task_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
         return wait_until_done(self.task, task_id, timeout_s, TASK_POLL_S)
+
+    def consolidate(self, *, wait: bool = True, timeout_s: float = 300.0) -> dict[str, Any]:
+        """Merge duplicates and retire superseded facts on the server, with history."""
+        task = self._send(Calls.consolidate())
+        return self.wait_for_task(task["id"], timeout_s) if wait else task
 
     # file import
     def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:

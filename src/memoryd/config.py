@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     # the vector index switches from exact NumPy to HNSW past this many rows in a space
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
 
+    # memoryd serve consolidates every tenant's memories this often (hours; 0: never)
+    consolidate_interval_h: float = Field(default=24.0, ge=0)
+
     # server (memoryd serve)
     admin_key: str = ""  # may create tenants when creation is not open
     open_tenants: bool | None = None  # None: open only when bound to loopback

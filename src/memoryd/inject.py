@@ -215,6 +215,7 @@ def render_context(
     profile: Mapping[str, Any] | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     now: datetime | None = None,
+    max_chars: int = MAX_CONTEXT_CHARS,
 ) -> str:
     """The fenced block, or ``""`` when nothing fits or nothing is left to show.
 
@@ -222,8 +223,10 @@ def render_context(
     (``static_facts`` and ``dynamic_context``). Profile lines take the budget
     first, then memories in the order given; an item that does not fit is
     left out and a shorter one after it may still go in. Memories repeating
-    a profile line, or each other, are shown once.
+    a profile line, or each other, are shown once. ``max_chars`` caps the
+    block's length too (never above ``MAX_CONTEXT_CHARS``).
     """
+    max_chars = min(max_chars, MAX_CONTEXT_CHARS)
     now = now or utcnow()
     sections: dict[str, list[str]] = {}
     seen: set[str] = set()
@@ -247,7 +250,7 @@ def render_context(
             continue
         sections.setdefault(title, []).append(f"- {prefix}{shown}")
         block = _render(sections, order)
-        if estimate_tokens(block) > budget_tokens or len(block) > MAX_CONTEXT_CHARS:
+        if estimate_tokens(block) > budget_tokens or len(block) > max_chars:
             sections[title].pop()
             if not sections[title]:
                 del sections[title]

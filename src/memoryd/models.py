@@ -20,6 +20,8 @@ from memoryd.errors import ValidationError
 
 # the largest integer an SQLite INTEGER column holds: a record with more cannot be stored
 SQLITE_MAX_INT = 2**63 - 1
+# the layers of a memory (seed 000 §1.2): a one-line index entry, a short overview, the body
+MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS = 120, 300, 2000
 
 
 class Category(StrEnum):

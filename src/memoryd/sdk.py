@@ -28,12 +28,12 @@ from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
 from memoryd.service import TASK_POLL_S, MemoryService
 from memoryd.store.filters import MemoryFilter
 
-# what a direct add may set: build_direct_memory's keywords, less what the store decides
-_ADD_FIELDS = frozenset(inspect.signature(build_direct_memory).parameters) - {
-    "content",
-    "tenant_id",
-    "space_id",
-}
+# what a direct add may set: build_direct_memory's keywords, less what the store decides,
+# and the memory it replaces (MemoryService.add)
+_ADD_FIELDS = (
+    frozenset(inspect.signature(build_direct_memory).parameters)
+    - {"content", "tenant_id", "space_id"}
+) | {"replaces"}
 
 
 def check_options(
@@ -136,6 +136,17 @@ class Memory:
         self, task_id: str, timeout_s: float = 60.0, *, user_id: str | None = None
     ) -> dict[str, Any]:
         return self._as(user_id).wait_for_task(task_id, timeout_s)
+
+    def consolidate(
+        self, *, wait: bool = True, timeout_s: float = 300.0, user_id: str | None = None
+    ) -> dict[str, Any]:
+        """Merge duplicates and retire superseded facts, with history; the task.
+
+        It runs in the background; ``wait`` returns it finished.
+        """
+        svc = self._as(user_id)
+        task = svc.consolidate()
+        return svc.wait_for_task(task["id"], timeout_s) if wait else task
 
     # file import
     def import_file(

@@ -260,8 +260,14 @@ class MemoryService:
         category: str | Category | None = None,
         tier: str | Tier | None = None,
         tags: Any = None,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        space_id: str | None = None,
     ) -> tuple[list[Memory], int]:
-        """Memories by the reference's list filters. Session turns only when asked for."""
+        """Memories by the reference's list filters. Session turns only when asked for.
+
+        The personal space unless ``space_id`` names another space of the caller's.
+        """
         check_int("limit", limit, 0, MAX_LIMIT)
         check_int("offset", offset, 0, MAX_OFFSET)
         f = MemoryFilter(
@@ -270,10 +276,13 @@ class MemoryService:
             category=[parse_enum(Category, category)] if category else None,
             tier=[parse_enum(Tier, tier)] if tier else None,
             tags=check_tags(tags) or None,
+            session_id=session_id,
+            agent_id=agent_id,
             exclude_types=() if memory_type else (MemoryType.SESSION,),
         )
+        space = self.spaces.visible(space_id).id if space_id else self.space_id
         return self.store.list_memories(
-            self.tenant_id, [self.space_id], f, sort=sort, order=order, limit=limit, offset=offset
+            self.tenant_id, [space], f, sort=sort, order=order, limit=limit, offset=offset
         )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
@@ -425,8 +434,26 @@ class MemoryService:
             raise NotFoundError(f"task {task_id}")
         return task
 
+    def consolidate(self) -> dict[str, Any]:
+        """Queue a consolidation of this tenant's memories; its task (see ingest.consolidate)."""
+        from memoryd.ingest.consolidate import queue_consolidation  # builds on this service
+
+        return queue_consolidation(self)
+
     def session_messages(self, session_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.session_messages(self.tenant_id, self.space_id, session_id)
+
+    def sessions(
+        self, limit: int = DEFAULT_LIMIT, offset: int = 0
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The stored conversations, latest first (id, agent, turns, first and last time)."""
+        check_int("limit", limit, 1, MAX_LIMIT)
+        check_int("offset", offset, 0, MAX_OFFSET)
+        return self.store.list_sessions(self.tenant_id, self.space_id, limit, offset)
+
+    def session_tasks(self, session_id: str) -> list[dict[str, Any]]:
+        """What ingest did with a conversation: each task's counts, decisions and errors."""
+        return [self.task(t) for t in self.store.session_task_ids(self.tenant_id, session_id)]
 
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:

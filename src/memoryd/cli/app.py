@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -26,9 +26,12 @@ from rich.table import Table
 from memoryd.errors import MemorydError, ValidationError
 from memoryd.ids import short
 from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_time
-from memoryd.models import Memory as MemoryRecord
-from memoryd.service import MemoryService
 from memoryd.users import user_tenant
+
+if TYPE_CHECKING:
+    # loaded by the first command that opens the store: --help and a bad option stay fast
+    from memoryd.models import Memory as MemoryRecord
+    from memoryd.service import MemoryService
 
 app = typer.Typer(
     name="memoryd",
@@ -107,6 +110,8 @@ def reported() -> Iterator[None]:
 @contextmanager
 def service() -> Iterator[MemoryService]:
     """A service for one command, its errors reported."""
+    from memoryd.service import MemoryService
+
     svc: MemoryService | None = None
     with reported():
         try:

@@ -14,9 +14,8 @@ import time
 
 from memoryd.imports.split import first_sentence
 from memoryd.ingest.reconcile import Fact
-from memoryd.ingest.rules import MAX_L0_CHARS, MAX_L1_CHARS
 from memoryd.llm import LLMClient, LLMError, Message, Usage
-from memoryd.models import Category
+from memoryd.models import MAX_L0_CHARS, MAX_L1_CHARS, Category
 from memoryd.prompts import (
     CHUNK_FACTS_SYSTEM,
     MAX_EXTRACTED_FACTS,

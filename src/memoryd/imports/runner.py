@@ -28,12 +28,11 @@ from memoryd.imports.split import (
 )
 from memoryd.ingest.direct import build_direct_memory
 from memoryd.ingest.reconcile import Fact
-from memoryd.ingest.rules import MAX_L0_CHARS
 from memoryd.ingest.select import MESSAGE_BUDGET
 from memoryd.ingest.smart import LLM, LLM_FAILED, Report, SmartIngest, facts_from_rules
 from memoryd.ingest.worker import TaskInterrupted
 from memoryd.llm import LLMClient, LLMError, Usage
-from memoryd.models import MemoryType
+from memoryd.models import MAX_L0_CHARS, MemoryType
 from memoryd.prompts import DOCUMENT_SYSTEM, SECTION_SYSTEM
 from memoryd.store.imports import recording
 

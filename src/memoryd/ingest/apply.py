@@ -19,7 +19,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memoryd.ingest import rules
 from memoryd.ingest.conversation import context_of, spoken_by_user
 from memoryd.ingest.reconcile import (
     SLOT_TAG_PREFIX,
@@ -31,7 +30,7 @@ from memoryd.ingest.reconcile import (
     slot_value,
 )
 from memoryd.ingest.reconcile_llm import Verdict
-from memoryd.models import Memory, MemoryType, Relation, RelationType, utcnow
+from memoryd.models import MAX_L0_CHARS, Memory, MemoryType, Relation, RelationType, utcnow
 from memoryd.store import MemoryFilter
 from memoryd.tenancy.sharing import Sharing
 
@@ -84,7 +83,7 @@ def apply_decision(
             target.id,
             content=merged,
             tags=list(dict.fromkeys([*target.tags, *added])),
-            l0_abstract=merged[: rules.MAX_L0_CHARS],
+            l0_abstract=merged[:MAX_L0_CHARS],
         )
         return None
     if decision is Decision.SUPERSEDE and target is not None:

@@ -13,8 +13,9 @@ from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.privacy import redact
-from memoryd.ingest.rules import MAX_L0_CHARS, MAX_L1_CHARS
 from memoryd.models import (
+    MAX_L0_CHARS,
+    MAX_L1_CHARS,
     Category,
     Memory,
     MemoryType,

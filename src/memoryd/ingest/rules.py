@@ -61,10 +61,9 @@ from memoryd.ingest.rule_tables import (
     USER_ROLES,
     Kind,
 )
-from memoryd.models import Category
+from memoryd.models import MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS, Category
 
 MAX_FACTS = 50
-MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS = 120, 300, 2000
 # seed 000 §1.1/§1.4: profile is who the user is, patterns recurring behaviour,
 # events dated happenings (what a plan is). A decision is a case, not an event:
 # a choice made in a context that later work should reuse, kept append-only as a

@@ -22,6 +22,7 @@ from memoryd.prompts.reconcile import (
     DecisionAnswer,
     ReconcileAnswer,
 )
+from memoryd.prompts.reflect import REFLECT_SYSTEM, ReflectAnswer
 
 __all__ = [
     "CHUNK_FACTS_SYSTEM",
@@ -29,10 +30,12 @@ __all__ = [
     "EXTRACTION_SYSTEM",
     "MAX_EXTRACTED_FACTS",
     "RECONCILE_SYSTEM",
+    "REFLECT_SYSTEM",
     "SECTION_SYSTEM",
     "DecisionAnswer",
     "ExtractedFactAnswer",
     "ExtractionAnswer",
     "ReconcileAnswer",
+    "ReflectAnswer",
     "SummaryAnswer",
 ]

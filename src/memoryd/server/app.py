@@ -16,9 +16,10 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 
-from memoryd import __version__
+from memoryd import __version__, dashboard
 from memoryd.config import Settings, load_settings
 from memoryd.imports.service import start_import_worker
+from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.server import errors
 from memoryd.server.browser import BrowserGuard, BrowserPolicy
 from memoryd.server.errors import CompactJSON
@@ -31,6 +32,7 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.server.routes import (
+    consolidate,
     context,
     imports,
     memories,
@@ -56,6 +58,10 @@ def create_app(
     _ = root.embedder  # load the model and check it against the store before serving
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
     start_import_worker(root)  # file imports, likewise
+    start_consolidation_worker(root)  # consolidations, likewise
+    schedule = None
+    if settings.consolidate_interval_h > 0:
+        schedule = Schedule(root, settings.consolidate_interval_h * 3600)
     tenant_admin = Tenants(root.engine)
     open_tenants = options.open_tenants
     if open_tenants is None:
@@ -65,7 +71,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if schedule is not None:
+            schedule.start()
         yield
+        if schedule is not None:
+            schedule.stop()
         if service is None:
             root.close()
 
@@ -83,9 +93,11 @@ def create_app(
     app.state.service = root
     app.state.tenants = tenant_admin
     errors.install(app)
-    for module in (tenants, memories, spaces, stats, imports, portability, context):
+    modules = (tenants, memories, spaces, stats, imports, portability, consolidate, context)
+    for module in modules:
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
+    dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(
         Guard,
         options=GuardOptions(

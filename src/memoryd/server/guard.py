@@ -17,8 +17,10 @@ from typing import Any
 import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memoryd.dashboard.session import COOKIE, UPLOAD_PATH, is_dashboard_path
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
 from memoryd.server.errors import error_response
@@ -31,7 +33,7 @@ TENANTS_PATH = "/v1/tenants"
 # bodies that are not JSON: multipart uploads and JSON Lines imports
 NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
 # file uploads may be as large as the import limit, plus the multipart envelope
-UPLOAD_PATHS = ("/v1/imports", "/v1/files")
+UPLOAD_PATHS = ("/v1/imports", "/v1/files", UPLOAD_PATH)
 MULTIPART_SLACK_BYTES = 1024 * 1024
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
@@ -140,6 +142,8 @@ class Guard:
             raise _BodyRefused(413, "payload_too_large", self._too_large(limit))
         if length == "0" or scope["path"].startswith(NON_JSON_PATHS):
             return
+        if is_dashboard_path(scope["path"]):
+            return  # the dashboard's forms (its own routes parse them)
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if kind and kind != "application/json" and not kind.endswith("+json"):
             raise _BodyRefused(
@@ -159,8 +163,23 @@ class Guard:
             tenant = self.options.tenants.store.get_tenant(self.options.no_auth_tenant)
             assert tenant is not None
             return tenant
+        if is_dashboard_path(path):
+            return self._dashboard_viewer(scope, headers)
         tenant, key = self.options.tenants.authenticate(headers.get("x-api-key"))
         self.options.tenants.note_use(key)
+        return tenant
+
+    def _dashboard_viewer(self, scope: Scope, headers: Headers) -> Tenant | None:
+        """The signed-in tenant of a dashboard page, or None: the page sends the
+        browser to sign in (a missing or revoked key is not an error there)."""
+        key = headers.get("x-api-key") or HTTPConnection(scope).cookies.get(COOKIE)
+        if not key:
+            return None
+        try:
+            tenant, api_key = self.options.tenants.authenticate(key)
+        except UnauthorizedError:
+            return None
+        self.options.tenants.note_use(api_key)
         return tenant
 
     def _may_create_tenants(self, key: str | None) -> None:

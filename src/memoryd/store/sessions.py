@@ -76,6 +76,24 @@ class SessionLog(Database):
         keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
+    def list_sessions(
+        self, tenant_id: str, space_id: str, limit: int, offset: int = 0
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The conversations of a space, latest first: id, agent, turns, first and last time."""
+        where = "tenant_id = ? AND space_id = ?"
+        total = self.conn.execute(
+            f"SELECT COUNT(DISTINCT session_id) FROM session_messages WHERE {where}",
+            (tenant_id, space_id),
+        ).fetchone()[0]
+        rows = self.conn.execute(
+            "SELECT session_id, MAX(agent_id), COUNT(*), MIN(said_at), MAX(said_at) "
+            f"FROM session_messages WHERE {where} GROUP BY session_id "
+            "ORDER BY MAX(id) DESC LIMIT ? OFFSET ?",
+            (tenant_id, space_id, limit, offset),
+        ).fetchall()
+        keys = ("session_id", "agent_id", "turns", "first_said_at", "last_said_at")
+        return [dict(zip(keys, r, strict=True)) for r in rows], int(total)
+
     def last_session_line(self, tenant_id: str, space_id: str, session_id: str) -> str | None:
         """The latest stored turn of a session as a transcript line, for context."""
         row = self.conn.execute(

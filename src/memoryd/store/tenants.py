@@ -65,6 +65,11 @@ class TenantStore(SpaceStore):
             return None
         return Tenant(id=row[0], name=row[1], status=row[2], created_at=from_us(row[3]))
 
+    def active_tenant_ids(self) -> list[str]:
+        """Every active tenant (a scheduled job visits each)."""
+        rows = self.conn.execute("SELECT id FROM tenants WHERE status = 'active' ORDER BY id")
+        return [r[0] for r in rows.fetchall()]
+
     # ------------------------------------------------------------------ API keys
     def add_api_key(self, key: ApiKey, key_hash: str) -> None:
         with self.write() as conn:

@@ -146,6 +146,28 @@ def test_locomo_harness(tmp_path: Path) -> None:
     assert set(report["baselines"]) == {"bm25", "dense"}
 
 
+def test_context_harness(tmp_path: Path) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    report = bench(tmp_path, "context", str(path), "--budget", "300")
+    assert report["questions"] == 2
+    for key in ("evidence_in_context", "evidence_dated", "grep_top10", "search_top10"):
+        assert 0.0 <= report["metrics"][key] <= 1.0
+    assert set(report["baselines"]) == {"truncation"}
+    assert report["config"]["budget_tokens"] == 300
+
+
+def test_context_harness_on_longmemeval(tmp_path: Path) -> None:
+    question = lme_question(0)
+    question["haystack_sessions"][0][0]["has_answer"] = True  # the degree
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([question, lme_question(1)]))  # q1 marks nothing: not scored
+    report = bench(tmp_path, "context", str(path), "--budget", "300")
+    assert report["benchmark"] == "context_longmemeval" and report["questions"] == 1
+    assert report["metrics"]["evidence_in_context"] == 1.0  # six short turns fit the budget
+    assert set(report["metrics"]["by_type"]) == {"single-session-user"}
+
+
 def test_speed_harness(tmp_path: Path) -> None:
     report = bench(tmp_path, "speed", "--sizes", "200", "--queries", "5")
     row = report["metrics"]["200"]

@@ -20,6 +20,14 @@ MISSING_ID = "00000000-0000-4000-8000-000000000000"
 STRING, INTEGER, ARRAY = "string", "integer", "array"
 # tool: ({property: type}, required)
 EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
+    "lcm_grep": (
+        {"conversation_id": STRING, "query": STRING, "limit": "number"},
+        {"conversation_id", "query"},
+    ),
+    "lcm_expand_query": (
+        {"conversation_id": STRING, "summary_id": STRING, "query": STRING},
+        {"conversation_id"},
+    ),
     "memory_store": ({"content": STRING, "tags": ARRAY, "source": STRING}, {"content"}),
     "memory_search": (
         {"query": STRING, "limit": INTEGER, "scope": STRING, "tags": ARRAY},

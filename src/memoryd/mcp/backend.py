@@ -87,6 +87,14 @@ class Backend(ABC):
         """Delete memories by OmniRoute type and age (see memoryd.proxy.memory_api)."""
 
     @abstractmethod
+    def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json: ...
+
+    @abstractmethod
+    def lcm_expand(
+        self, conversation_id: str, summary_id: str | None, query: str | None
+    ) -> Json: ...
+
+    @abstractmethod
     def close(self) -> None:
         """Release what the backend holds; the server calls it once, on shutdown."""
 
@@ -160,6 +168,17 @@ class EmbeddedBackend(Backend):
 
     def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
         return clear_entries(self.service, memory_type, older_than, everything)
+
+    def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json:
+        from memoryd.context import ContextEngine
+
+        hits = ContextEngine(self.service).grep(conversation_id, query, limit)
+        return {"hits": [h.to_json() for h in hits]}
+
+    def lcm_expand(self, conversation_id: str, summary_id: str | None, query: str | None) -> Json:
+        from memoryd.context import ContextEngine
+
+        return ContextEngine(self.service).expand(conversation_id, summary_id, query)
 
     def ingest(self, messages: list[Json], mode: str, tags: list[str] | None) -> Json:
         result = self.service.ingest(messages, mode=mode, tags=tags)
@@ -289,6 +308,14 @@ class RemoteBackend(Backend):
     def reshare(self, memory_id: str, target_space: str | None) -> Json:
         body: Json = {} if target_space is None else {"target_space": target_space}
         return self._call("POST", f"/v1/memories/{_seg(memory_id)}/reshare", json=body)
+
+    def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json:
+        body: Json = {"query": query, "limit": limit}
+        return self._call("POST", f"/v1/context/{_seg(conversation_id)}/grep", json=body)
+
+    def lcm_expand(self, conversation_id: str, summary_id: str | None, query: str | None) -> Json:
+        body: Json = {"summary_id": summary_id, "query": query}
+        return self._call("POST", f"/v1/context/{_seg(conversation_id)}/expand", json=body)
 
     def close(self) -> None:
         self.remote.close()

@@ -37,6 +37,7 @@ from memoryd.server.options import (
 )
 from memoryd.server.routes import (
     consolidate,
+    context,
     imports,
     memories,
     portability,
@@ -108,7 +109,7 @@ def create_app(
 
     app.state.foreign_api = foreign_api
     errors.install(app)
-    for module in (
+    modules = (
         tenants,
         memories,
         spaces,
@@ -118,7 +119,9 @@ def create_app(
         consolidate,
         proxy_routes,
         compat,
-    ):
+        context,
+    )
+    for module in modules:
         app.include_router(module.router)
     app.include_router(spaces.sharing_router)
     dashboard.install(app)  # the pages at /, after the API's error handlers

@@ -281,7 +281,14 @@ class Database:
         )
 
 
-FTS_TABLES = ("memories_fts", "memories_tri")
+FTS_TABLES = (
+    "memories_fts",
+    "memories_tri",
+    "context_messages_fts",
+    "context_messages_tri",
+    "summaries_fts",
+    "summaries_tri",
+)
 
 
 def migration_scripts() -> list[Traversable]:

@@ -155,7 +155,9 @@ class Database:
                     )
                     applied.add(script.name)
                 # the schema version: how many of this release's migrations the file holds
-                conn.execute(f"PRAGMA user_version = {len(applied)}")
+                # (set only when it changes: opening a database must not write to it)
+                if conn.execute("PRAGMA user_version").fetchone()[0] != len(applied):
+                    conn.execute(f"PRAGMA user_version = {len(applied)}")
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"{self.path} is not a usable memoryd database ({exc}); restore it from "

@@ -54,6 +54,18 @@ def pre_compact() -> None:
     _run("pre-compact")
 
 
+@hook_app.command("post-tool-use")
+def post_tool_use() -> None:
+    """PostToolUse: save the session's checkpoint after a tool that writes a file."""
+    _run("post-tool-use")
+
+
+@hook_app.command("session-end")
+def session_end() -> None:
+    """SessionEnd: save the session's last checkpoint (with a summary when an LLM is set)."""
+    _run("session-end")
+
+
 @hook_app.command("drain", hidden=True)
 def drain_(
     task: Annotated[str, typer.Option(help="The ingest task to finish.")],

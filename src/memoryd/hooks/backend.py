@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from memoryd.client import RemoteMemory, ServerError
+from memoryd.continuity import Continuity, Owner
+from memoryd.continuity.mechanical import Event
+from memoryd.continuity.service import event_data
 from memoryd.errors import ValidationError
 from memoryd.hooks.config import HookConfig
 from memoryd.models import Memory as MemoryRecord
@@ -55,6 +58,12 @@ class HookBackend(Protocol):
         tags: list[str],
         wait_s: float,
     ) -> Captured: ...
+
+    def save_checkpoint(self, owner: Owner, events: list[Event], trigger: str) -> str: ...
+
+    def summarize_checkpoint(self, checkpoint_id: str) -> None: ...
+
+    def restore(self, agent_id: str, project: str) -> str: ...
 
     def close(self) -> None: ...
 
@@ -100,6 +109,16 @@ class EmbeddedBackend:
             status = str(self.memory.task(result.task_id)["status"])
         pending = status not in ("completed", "failed")
         return Captured(result.task_id, result.stored_count, status, pending)
+
+    def save_checkpoint(self, owner: Owner, events: list[Event], trigger: str) -> str:
+        continuity = Continuity(self.memory.service)
+        return continuity.save(owner, events, trigger=trigger, summarize_now=False).id
+
+    def summarize_checkpoint(self, checkpoint_id: str) -> None:
+        Continuity(self.memory.service).summarize(checkpoint_id)
+
+    def restore(self, agent_id: str, project: str) -> str:
+        return Continuity(self.memory.service, llm=None).restore(agent_id, project)
 
     def close(self) -> None:
         self.memory.close()
@@ -150,6 +169,31 @@ class RemoteBackend:
             )
         )
         return Captured(result.task_id, result.stored_count, "sent")
+
+    def save_checkpoint(self, owner: Owner, events: list[Event], trigger: str) -> str:
+        body = {
+            "agent_id": owner.agent_id,
+            "session_id": owner.session_id,
+            "project": owner.project,
+            "trigger": trigger,
+            "events": [event_data(e) for e in events],
+            "summarize": False,
+        }
+        return str(
+            self._reach(lambda: self.remote.request("POST", "/v1/checkpoints", json=body))["id"]
+        )
+
+    def summarize_checkpoint(self, checkpoint_id: str) -> None:
+        self._reach(
+            lambda: self.remote.request("POST", f"/v1/checkpoints/{checkpoint_id}/summarize")
+        )
+
+    def restore(self, agent_id: str, project: str) -> str:
+        params = {"agent_id": agent_id, "project": project}
+        answer = self._reach(
+            lambda: self.remote.request("GET", "/v1/checkpoints/restore", params=params)
+        )
+        return str(answer.get("text") or "")
 
     def close(self) -> None:
         self.remote.close()

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from memoryd.continuity.model import Trigger
 from memoryd.errors import ValidationError
-from memoryd.hooks import capture, session_start, user_prompt
+from memoryd.hooks import capture, checkpoint, session_start, user_prompt
 from memoryd.hooks.backend import HookBackend, open_backend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult
@@ -49,12 +50,18 @@ class Event:
     deadline_s: float  # under the plugin's hooks.json timeout for the event
 
 
-# the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30 seconds
+# the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30, 10, 30 seconds
 EVENTS: dict[str, Event] = {
     "session-start": Event("SessionStart", session_start.run, 12.0),
     "user-prompt": Event("UserPromptSubmit", user_prompt.run, 7.0),
-    "stop": Event("Stop", capture.stop, 25.0),
-    "pre-compact": Event("PreCompact", capture.pre_compact, 25.0),
+    "stop": Event("Stop", checkpoint.saving_first(capture.stop, "stop", Trigger.AGENT_END), 25.0),
+    "pre-compact": Event(
+        "PreCompact",
+        checkpoint.saving_first(capture.pre_compact, "pre-compact", Trigger.RESET),
+        25.0,
+    ),
+    "post-tool-use": Event("PostToolUse", checkpoint.post_tool_use, 7.0),
+    "session-end": Event("SessionEnd", checkpoint.session_end, 25.0),
 }
 MAX_STDIN_BYTES = 8 * 1024 * 1024
 LOG_MAX_BYTES = 1024 * 1024

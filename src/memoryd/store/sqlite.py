@@ -18,6 +18,7 @@ import numpy.typing as npt
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
 from memoryd.store.aggregates import AggregateStore
+from memoryd.store.checkpoints import CheckpointStore
 from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
@@ -47,7 +48,9 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
-class SQLiteStore(SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs):
+class SQLiteStore(
+    SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs, CheckpointStore
+):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index = None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from memoryd.hooks.runner import run_hook
 from memoryd.prompts.continuity import CHECKPOINT_SYSTEM
 from memoryd.sdk import Memory
 
+SUMMARY_WAIT_S = 60
 NEXT_SESSION = "9c1d7e2a-5b3f-4e8d-a6c0-2f4b8e9d1c33"
 GOAL = "Make the EU VAT tests pass: look VAT up by country code in src/billing/vat.py."
 LAST_PROMPT = "Also add a test for Germany, then run the suite again."
@@ -71,6 +74,23 @@ def post_tool_use(
         tool_response={"filePath": arguments.get("file_path"), "success": True},
         tool_use_id=tool_id,
     )
+
+
+def wait_for_summary(home: Path, saves: int) -> None:
+    """Summaries are asked for by detached processes (after Stop and SessionEnd): wait for
+    both, and for the summary of the last save."""
+    deadline = time.monotonic() + SUMMARY_WAIT_S
+    with Memory(home) as memory:
+        continuity = Continuity(memory.service, llm=None)
+        while time.monotonic() < deadline:
+            (saved,) = continuity.list()
+            log = (home / "logs" / "hooks.log").read_text(encoding="utf-8")
+            finished = log.count("summarize: checkpoint")  # one detached process each
+            if saved.summary is not None and saved.summary.basis == saves and finished == 2:
+                assert saved.saves == saves and saved.summary.source == "llm"
+                return
+            time.sleep(0.1)
+    raise AssertionError((home / "logs" / "hooks.log").read_text(encoding="utf-8"))
 
 
 def run_session(tmp_path: Path, env: dict[str, str]) -> None:
@@ -154,9 +174,10 @@ def test_with_an_llm_the_restore_shows_its_summary(
             MEMORYD_LLM_MODEL="scripted",
         )
         run_session(tmp_path, env)
+        wait_for_summary(tmp_path / "home", saves=4)
         block = restored_after_clear(tmp_path, env)
         asked = [r for r in llm.chat_requests if r.messages[0]["content"] == CHECKPOINT_SYSTEM]
-    assert len(asked) == 2  # Stop and SessionEnd; never after a tool call
+    assert len(asked) == 2  # after Stop and SessionEnd; never after a tool call
     assert "tests/test_vat.py" in asked[-1].messages[1]["content"]
     assert f"Goal: {SUMMARY['goal']}\n" in block
     assert f"Progress: {SUMMARY['progress']}\n" in block
@@ -195,3 +216,17 @@ def test_malformed_payloads_exit_0_and_save_nothing(
         assert Continuity(memory.service).list() == []
     log = (home / "logs" / "hooks.log").read_text(encoding="utf-8")
     assert "nothing saved" in log or "no checkpoint" in log or "no events" in log
+
+
+def test_the_plugin_runs_post_tool_use_for_the_editing_tools_only() -> None:
+    hooks = json.loads(
+        (Path(__file__).parents[2] / "integrations/claude-code/hooks/hooks.json").read_text()
+    )["hooks"]
+    (group,) = hooks["PostToolUse"]
+    assert group["hooks"][0]["command"] == "memoryd hook post-tool-use"
+    pattern = re.compile(f"^(?:{group['matcher']})$")
+    for name in ("Edit", "MultiEdit", "Write", "NotebookEdit", "Bash"):
+        assert pattern.match(name), name
+    for name in ("Read", "Grep", "Glob", "WebFetch", "TodoWrite"):
+        assert not pattern.match(name), name
+    assert hooks["SessionEnd"][0]["hooks"][0]["command"] == "memoryd hook session-end"

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memoryd.cli.app import MEMORIES, SERVER, app, console, emit, service, state
-from memoryd.hooks.runner import drain, run_hook
+from memoryd.hooks.runner import drain, run_hook, summarize_checkpoint
 from memoryd.profile import build_profile
 
 hook_app = typer.Typer(
@@ -64,6 +64,14 @@ def post_tool_use() -> None:
 def session_end() -> None:
     """SessionEnd: save the session's last checkpoint (with a summary when an LLM is set)."""
     _run("session-end")
+
+
+@hook_app.command("summarize", hidden=True)
+def summarize_(
+    checkpoint: Annotated[str, typer.Option(help="The checkpoint to summarise.")],
+) -> None:
+    """Ask the configured LLM for a checkpoint's summary (started by a hook, detached)."""
+    raise typer.Exit(summarize_checkpoint(checkpoint, home=state.home))
 
 
 @hook_app.command("drain", hidden=True)

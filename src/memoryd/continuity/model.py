@@ -77,6 +77,7 @@ class Summary(BaseModel):
     key_findings: list[str] = Field(default_factory=list)
     source: str = "derived"  # "llm" or "derived"
     derived: list[str] = Field(default_factory=list)
+    basis: int = 0  # the save it summarises (Checkpoint.saves): an older one never wins
 
 
 class Checkpoint(BaseModel):

@@ -167,6 +167,8 @@ class Continuity:
         mechanical = build(parsed, self.config, previous.mechanical if previous else None)
         offline = self.llm is None
         derived = derive(mechanical) if offline else None
+        if derived is not None:
+            derived.basis = (previous.saves + 1) if previous else 1
         row = self.service.store.save_checkpoint(
             self._tenant,
             agent,
@@ -193,9 +195,12 @@ class Continuity:
         except MemorydError as exc:  # LLMError among them
             log.warning("checkpoint %s: no summary from the LLM: %s", checkpoint.id, exc.message)
             return checkpoint
-        self.service.store.set_checkpoint_summary(
-            self._tenant, checkpoint.id, summary.model_dump_json()
-        )
+        summary.basis = checkpoint.saves
+        if not self.service.store.set_checkpoint_summary(
+            self._tenant, checkpoint.id, summary.model_dump_json(), checkpoint.saves
+        ):
+            log.info("checkpoint %s: a later summary is already saved", checkpoint.id)
+            return self.get(checkpoint.id)
         return checkpoint.model_copy(update={"summary": summary})
 
     # ------------------------------------------------------------------ reading

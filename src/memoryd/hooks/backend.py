@@ -19,6 +19,7 @@ from memoryd.continuity.mechanical import Event
 from memoryd.continuity.service import event_data
 from memoryd.errors import ValidationError
 from memoryd.hooks.config import HookConfig
+from memoryd.hooks.detach import spawn_memoryd
 from memoryd.models import Memory as MemoryRecord
 from memoryd.models import ScoredMemory
 from memoryd.sdk import Memory
@@ -115,7 +116,13 @@ class EmbeddedBackend:
         return continuity.save(owner, events, trigger=trigger, summarize_now=False).id
 
     def summarize_checkpoint(self, checkpoint_id: str) -> None:
-        Continuity(self.memory.service).summarize(checkpoint_id)
+        """With an LLM configured, a detached process asks it: the hook does not wait."""
+        if Continuity(self.memory.service).llm is None:
+            return
+        spawn_memoryd(
+            ["hook", "summarize", "--checkpoint", checkpoint_id], self.memory.service.home
+        )
+        log.info("checkpoint %s: summary handed to a background process", checkpoint_id)
 
     def restore(self, agent_id: str, project: str) -> str:
         return Continuity(self.memory.service, llm=None).restore(agent_id, project)
@@ -185,7 +192,9 @@ class RemoteBackend:
 
     def summarize_checkpoint(self, checkpoint_id: str) -> None:
         self._reach(
-            lambda: self.remote.request("POST", f"/v1/checkpoints/{checkpoint_id}/summarize")
+            lambda: self.remote.request(
+                "POST", f"/v1/checkpoints/{checkpoint_id}/summarize", params={"wait": "false"}
+            )
         )
 
     def restore(self, agent_id: str, project: str) -> str:

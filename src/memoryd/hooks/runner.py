@@ -21,7 +21,6 @@ import json
 import logging
 import logging.handlers
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -35,6 +34,7 @@ from memoryd.errors import ValidationError
 from memoryd.hooks import capture, checkpoint, session_start, user_prompt
 from memoryd.hooks.backend import HookBackend, open_backend
 from memoryd.hooks.config import HookConfig
+from memoryd.hooks.detach import spawn_memoryd
 from memoryd.hooks.output import HookResult
 from memoryd.sdk import Memory
 
@@ -205,18 +205,9 @@ def _leave(stop_log: Callable[[], None], exit_process: bool) -> int:
 
 def spawn_drain(task_id: str, config: HookConfig) -> None:
     """Start a detached ``memoryd hook drain`` that finishes ``task_id`` after this process."""
-    args = [sys.executable, "-m", "memoryd.cli"]
-    if config.home is not None:
-        args += ["--home", str(config.home)]
-    args += ["hook", "drain", "--task", task_id, "--after-pid", str(os.getpid())]
     try:
-        subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
+        spawn_memoryd(
+            ["hook", "drain", "--task", task_id, "--after-pid", str(os.getpid())], config.home
         )
     except OSError as exc:
         log.warning(
@@ -260,6 +251,27 @@ def drain(task_id: str, after_pid: int | None, *, home: Path | None = None) -> i
                 log.warning("drain: %s; it resumes on the next worker start", exc.message)
     except Exception:
         log.exception("drain of task %s failed", task_id)
+    finally:
+        stop_log()
+    return 0
+
+
+def summarize_checkpoint(checkpoint_id: str, *, home: Path | None = None) -> int:
+    """The LLM's summary of a checkpoint a hook saved; failures go to the hook log. Exit 0."""
+    from memoryd.continuity import Continuity
+
+    config = HookConfig.from_env(home=home)
+    stop_log = start_log(config)
+    try:
+        with Memory(config.home) as memory:
+            summary = Continuity(memory.service).summarize(checkpoint_id).summary
+            log.info(
+                "summarize: checkpoint %s has a %s summary",
+                checkpoint_id,
+                summary.source if summary else "no",
+            )
+    except Exception:
+        log.exception("summary of checkpoint %s failed", checkpoint_id)
     finally:
         stop_log()
     return 0

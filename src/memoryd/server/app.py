@@ -32,6 +32,7 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.server.routes import (
+    checkpoints,
     consolidate,
     imports,
     memories,
@@ -94,6 +95,7 @@ def create_app(
     errors.install(app)
     for module in (tenants, memories, spaces, stats, imports, portability, consolidate):
         app.include_router(module.router)
+    app.include_router(checkpoints.router)
     app.include_router(spaces.sharing_router)
     app.add_middleware(
         Guard,

@@ -80,12 +80,16 @@ class CheckpointStore(Database):
             ).fetchone()
         return _row(row)
 
-    def set_checkpoint_summary(self, tenant_id: str, checkpoint_id: str, summary: str) -> bool:
-        """Attach a summary to a saved checkpoint; False when it is gone."""
+    def set_checkpoint_summary(
+        self, tenant_id: str, checkpoint_id: str, summary: str, basis: int
+    ) -> bool:
+        """Attach the summary of save number ``basis``; False when the checkpoint is gone or
+        already has the summary of a later save (two summaries finishing out of order)."""
         with self.write() as conn:
             cursor = conn.execute(
-                "UPDATE checkpoints SET summary = ? WHERE tenant_id = ? AND id = ?",
-                (summary, tenant_id, checkpoint_id),
+                "UPDATE checkpoints SET summary = ? WHERE tenant_id = ? AND id = ? AND ("
+                "summary IS NULL OR COALESCE(json_extract(summary, '$.basis'), 0) <= ?)",
+                (summary, tenant_id, checkpoint_id, basis),
             )
         return cursor.rowcount > 0
 

@@ -24,6 +24,7 @@ from memoryd.continuity.render import render
 from memoryd.continuity.summary import derive, summarize
 from memoryd.errors import MemorydError, NotFoundError, ValidationError
 from memoryd.ingest.direct import check_int
+from memoryd.models import new_id
 
 if TYPE_CHECKING:
     from memoryd.llm import LLMClient
@@ -91,7 +92,7 @@ def parse_events(items: Any) -> list[Event]:
         if success is not None and not isinstance(success, bool):
             raise ValidationError(f"events[{i}].success must be true, false or null")
         call_id = item.get("id")
-        call_id = str(call_id) if call_id else f"event-{i}"
+        call_id = str(call_id) if call_id else new_id()  # unnamed calls are all distinct
         events.append(ToolUse(name, dict(arguments), call_id))
         if success is not None:
             events.append(ToolResult(call_id, success))

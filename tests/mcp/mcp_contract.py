@@ -47,6 +47,18 @@ EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
         {"memory_id", "source_space"},
     ),
     "memory_reshare": ({"memory_id": STRING, "target_space": STRING}, {"memory_id"}),
+    # memoryd's own (docs/continuity.md)
+    "session_checkpoint": (
+        {
+            "agent_id": STRING,
+            "session_id": STRING,
+            "project": STRING,
+            "events": ARRAY,
+            "trigger": STRING,
+        },
+        {"agent_id", "session_id", "events"},
+    ),
+    "session_restore": ({"agent_id": STRING, "project": STRING}, {"agent_id"}),
 }
 
 
@@ -61,6 +73,11 @@ FAILURES: dict[str, tuple[str, dict[str, Any], str]] = {
         "not found",
     ),
     "reshare-unknown-id": ("memory_reshare", {"memory_id": MISSING_ID}, "not found"),
+    "checkpoint-bad-event": (
+        "session_checkpoint",
+        {"agent_id": "a", "session_id": "s", "events": [{"role": "robot", "content": "x"}]},
+        "role 'user' or 'assistant'",
+    ),
     "pull-unknown-space": (
         "memory_pull",
         {"memory_id": MISSING_ID, "source_space": "team/x"},
@@ -128,7 +145,7 @@ def unique(text: str) -> str:
 
 
 class McpContract:
-    def test_the_15_tools_have_the_reference_names_and_schemas(self, client: McpClient) -> None:
+    def test_the_tools_have_the_reference_names_and_schemas(self, client: McpClient) -> None:
         tools = {t.name: t for t in client.tools()}
         assert set(tools) == set(EXPECTED)
         for name, (properties, required) in EXPECTED.items():
@@ -154,6 +171,24 @@ class McpContract:
         assert member["properties"]["role"]["enum"] == ["admin", "member", "reader"]
         assert tools["memory_forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
         assert tools["memory_search"].annotations.read_only_hint is True  # type: ignore[union-attr]
+
+    def test_session_checkpoint_and_restore(self, client: McpClient) -> None:
+        agent = unique("mcp-agent").replace(" ", "")
+        saved = client.ok(
+            "session_checkpoint",
+            agent_id=agent,
+            session_id="s1",
+            project="/repo",
+            events=[
+                {"role": "user", "content": "Add CSV export"},
+                {"tool": "Write", "arguments": {"file_path": "export.py"}, "success": True},
+            ],
+        )
+        assert saved["saves"] == 1 and saved["mechanical"]["modified_files"] == ["export.py"]
+        text = client.text("session_restore", agent_id=agent, project="/repo")
+        assert "Goal: Add CSV export (derived)" in text and "Modified files: export.py" in text
+        nothing = client.text("session_restore", agent_id=agent, project="/other")
+        assert nothing == "No checkpoint saved for this agent yet."
 
     def test_store_get_search_update_forget(self, client: McpClient) -> None:
         content = unique("The user's favourite programming language is Rust")

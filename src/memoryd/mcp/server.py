@@ -112,7 +112,7 @@ async def read_profile(backend: Backend) -> str:
 
 
 def build_server(backend: Backend) -> Server[Any]:
-    """An MCP server whose 15 tools and one resource work on ``backend``."""
+    """An MCP server whose tools and one resource work on ``backend``."""
     listed = types.ListToolsResult(
         tools=[
             types.Tool(

@@ -81,6 +81,12 @@ class Settings(BaseSettings):
     checkpoint_max_recent_msgs: int = Field(default=3, ge=0)
     checkpoint_max_recent_tools: int = Field(default=5, ge=0)
     checkpoint_max_modified_files: int = Field(default=20, ge=0)
+    # layered session memory: days each layer is kept (0: for good); seed 004's defaults
+    session_d6_retention_days: float = Field(default=7.0, ge=0)  # raw transcript
+    session_d5_retention_days: float = Field(default=7.0, ge=0)  # exchange summary
+    session_d2_retention_days: float = Field(default=0.0, ge=0)  # outline
+    session_d1_retention_days: float = Field(default=0.0, ge=0)  # gist
+    session_d0_retention_days: float = Field(default=0.0, ge=0)  # themes
 
     # server (memoryd serve)
     admin_key: str = ""  # may create tenants when creation is not open

@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from memoryd.continuity.config import ContinuityConfig
+from memoryd.continuity.layers import SessionLayers
 from memoryd.continuity.mechanical import Event, Message, ToolResult, ToolUse, build
 from memoryd.continuity.model import Checkpoint, Mechanical, Owner, Summary, Trigger
 from memoryd.continuity.render import render
@@ -180,6 +181,8 @@ class Continuity:
             None if derived is None else derived.model_dump_json(),
         )
         checkpoint = to_checkpoint(row)
+        # the session's raw transcript (D6) and exchange summary (D5) grow with it
+        SessionLayers(self.service, llm=None).record(Owner(agent, session, project), parsed)
         if self.llm is not None and summarize_now:
             checkpoint = self._summarize(checkpoint)
         return checkpoint

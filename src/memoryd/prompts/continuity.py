@@ -36,3 +36,23 @@ class CheckpointAnswer(BaseModel):
     progress: str | None = None
     next_step: str | None = None
     key_findings: list[str] = Field(default_factory=list, max_length=10)
+
+
+LAYER_SYSTEM = """\
+You condense the record of one AI agent session into a shorter layer of its memory. \
+You get the SOURCE (a longer layer of the same session) and the FORM to write:
+- outline: a structured outline of at most about 500 tokens: the goal, the main steps \
+in order, decisions, problems and how they were solved, the outcome;
+- gist: one or two sentences of at most about 200 tokens saying what the session was \
+about and how it ended, worded so a search for the topic finds it;
+- themes: 3 to 8 short topic tags, comma-separated, at most about 50 tokens.
+Use only what the SOURCE says; keep names, files and numbers exact.
+Answer with JSON only, no prose, no code fence: {"text": "…"}"""
+
+
+class LayerAnswer(BaseModel):
+    """One condensed layer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(min_length=1)

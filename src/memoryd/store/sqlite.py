@@ -33,6 +33,7 @@ from memoryd.store.rows import (
     vector_to_blob,
 )
 from memoryd.store.search import SearchLegs
+from memoryd.store.session_layers import SessionLayerStore
 from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
@@ -49,7 +50,14 @@ __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 @map_storage_errors
 class SQLiteStore(
-    SessionLog, TenantStore, TaskStore, AggregateStore, ImportStore, SearchLegs, CheckpointStore
+    SessionLog,
+    TenantStore,
+    TaskStore,
+    AggregateStore,
+    ImportStore,
+    SearchLegs,
+    CheckpointStore,
+    SessionLayerStore,
 ):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)

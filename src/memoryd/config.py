@@ -87,6 +87,8 @@ class Settings(BaseSettings):
     session_d2_retention_days: float = Field(default=0.0, ge=0)  # outline
     session_d1_retention_days: float = Field(default=0.0, ge=0)  # gist
     session_d0_retention_days: float = Field(default=0.0, ge=0)  # themes
+    # memoryd serve condenses resting sessions and applies retention this often (0: never)
+    session_consolidate_interval_min: float = Field(default=15.0, ge=0)
 
     # server (memoryd serve)
     admin_key: str = ""  # may create tenants when creation is not open

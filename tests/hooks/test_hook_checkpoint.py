@@ -23,7 +23,7 @@ from scripted_llm import Recorded, ScriptedLLM
 
 from memoryd.continuity import Continuity
 from memoryd.hooks.runner import run_hook
-from memoryd.prompts.continuity import CHECKPOINT_SYSTEM
+from memoryd.prompts.continuity import CHECKPOINT_SYSTEM, LAYER_SYSTEM
 from memoryd.sdk import Memory
 
 SUMMARY_WAIT_S = 60
@@ -121,6 +121,19 @@ def run_session(tmp_path: Path, env: dict[str, str]) -> None:
     assert (ended.code, ended.out) == (0, ""), ended.err
 
 
+def wait_for_log(home: Path, text: str, count: int = 1) -> str:
+    """The hook log once ``text`` is in it ``count`` times (detached processes write it)."""
+    deadline = time.monotonic() + SUMMARY_WAIT_S
+    log = ""
+    while time.monotonic() < deadline:
+        path = home / "logs" / "hooks.log"
+        log = path.read_text(encoding="utf-8") if path.exists() else ""
+        if log.count(text) >= count:
+            return log
+        time.sleep(0.1)
+    raise AssertionError(log)
+
+
 def restored_after_clear(tmp_path: Path, env: dict[str, str]) -> str:
     body = payload("SessionStart", tmp_path / "next.jsonl", source="clear")
     body["session_id"] = NEXT_SESSION
@@ -150,8 +163,15 @@ def test_after_clear_the_session_start_restores_the_last_checkpoint(tmp_path: Pa
     assert '  - Bash({"command": "pytest -q tests/test_vat.py"' in block
     assert "→ Failed" in block and "→ Success" in block
     assert "Recent conversation:\n  User: " in block
+    wait_for_log(home, "consolidate: session")  # the session's layers, condensed detached
     with Memory(home) as memory:
         (saved,) = Continuity(memory.service).list(agent_id="claude-code")
+        gists = [
+            m
+            for m in memory.list(limit=100)
+            if "session-memory" in m.tags and "d1" in m.tags and m.session_id == SESSION
+        ]
+    assert len(gists) == 1 and GOAL[:40] in gists[0].content
     assert (saved.session_id, saved.project, saved.trigger) == (SESSION, CWD, "session_end")
     assert saved.saves == 4  # two edits, Stop, SessionEnd (the test run wrote nothing)
     assert saved.summary is not None and saved.summary.source == "derived"
@@ -162,7 +182,11 @@ def test_with_an_llm_the_restore_shows_its_summary(
 ) -> None:
     def respond(request: Recorded) -> str:
         system = request.messages[0]["content"] if request.messages else ""
-        return json.dumps(SUMMARY) if system == CHECKPOINT_SYSTEM else '{"facts": []}'
+        if system == CHECKPOINT_SYSTEM:
+            return json.dumps(SUMMARY)
+        if system == LAYER_SYSTEM:
+            return json.dumps({"text": "VAT by country code; rounding left"})
+        return '{"facts": []}'
 
     with ScriptedLLM(respond) as llm:
         # the in-process hooks read the LLM settings from this process's environment
@@ -175,6 +199,7 @@ def test_with_an_llm_the_restore_shows_its_summary(
         )
         run_session(tmp_path, env)
         wait_for_summary(tmp_path / "home", saves=4)
+        wait_for_log(tmp_path / "home", "consolidate: session")
         block = restored_after_clear(tmp_path, env)
         asked = [r for r in llm.chat_requests if r.messages[0]["content"] == CHECKPOINT_SYSTEM]
     assert len(asked) == 2  # after Stop and SessionEnd; never after a tool call

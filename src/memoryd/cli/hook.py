@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memoryd.cli.app import MEMORIES, SERVER, app, console, emit, service, state
-from memoryd.hooks.runner import drain, run_hook, summarize_checkpoint
+from memoryd.hooks.runner import consolidate_session, drain, run_hook, summarize_checkpoint
 from memoryd.profile import build_profile
 
 hook_app = typer.Typer(
@@ -72,6 +72,15 @@ def summarize_(
 ) -> None:
     """Ask the configured LLM for a checkpoint's summary (started by a hook, detached)."""
     raise typer.Exit(summarize_checkpoint(checkpoint, home=state.home))
+
+
+@hook_app.command("consolidate", hidden=True)
+def consolidate_(
+    agent: Annotated[str, typer.Option(help="The agent of the session.")],
+    session: Annotated[str, typer.Option(help="The session that ended.")],
+) -> None:
+    """Condense an ended session's layers (started by the SessionEnd hook, detached)."""
+    raise typer.Exit(consolidate_session(agent, session, home=state.home))
 
 
 @hook_app.command("drain", hidden=True)

@@ -303,9 +303,11 @@ class SessionLayers:
             source = row if depth == OUTLINE else source
         return done
 
-    def consolidate_pending(self) -> int:
-        """Consolidate every session whose layers are missing or stale; how many sessions."""
-        pending = self.store.stale_sessions(self._tenant)
+    def consolidate_pending(self, idle_s: float = 0.0) -> int:
+        """Consolidate every session whose layers are missing or stale and that has been
+        quiet for ``idle_s`` seconds (a running session is condensed once it rests)."""
+        quiet = to_us(utcnow() - timedelta(seconds=idle_s))
+        pending = self.store.stale_sessions(self._tenant, quiet)
         for agent_id, session_id in pending:
             self.consolidate(agent_id, session_id)
         return len(pending)

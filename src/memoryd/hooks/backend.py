@@ -66,6 +66,8 @@ class HookBackend(Protocol):
 
     def restore(self, agent_id: str, project: str) -> str: ...
 
+    def consolidate_session(self, owner: Owner) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -126,6 +128,12 @@ class EmbeddedBackend:
 
     def restore(self, agent_id: str, project: str) -> str:
         return Continuity(self.memory.service, llm=None).restore(agent_id, project)
+
+    def consolidate_session(self, owner: Owner) -> None:
+        """Condense the ended session's layers in a detached process: the hook does not wait."""
+        args = ["hook", "consolidate", "--agent", owner.agent_id, "--session", owner.session_id]
+        spawn_memoryd(args, self.memory.service.home)
+        log.info("session %s: consolidation handed to a background process", owner.session_id)
 
     def close(self) -> None:
         self.memory.close()
@@ -196,6 +204,9 @@ class RemoteBackend:
                 "POST", f"/v1/checkpoints/{checkpoint_id}/summarize", params={"wait": "false"}
             )
         )
+
+    def consolidate_session(self, owner: Owner) -> None:
+        """The server's session worker condenses resting sessions: nothing to ask for."""
 
     def restore(self, agent_id: str, project: str) -> str:
         params = {"agent_id": agent_id, "project": project}

@@ -201,6 +201,9 @@ def post_tool_use(
 def session_end(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) -> HookResult:
     saved = save("session-end", payload, backend, config, Trigger.SESSION_END)
     summarize("session-end", saved, backend)
+    owner = owner_of(payload, config)
+    if saved is not None and owner is not None:
+        attempt("session-end: consolidation", lambda: backend.consolidate_session(owner), None)
     return HookResult()
 
 

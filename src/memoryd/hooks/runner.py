@@ -275,3 +275,22 @@ def summarize_checkpoint(checkpoint_id: str, *, home: Path | None = None) -> int
     finally:
         stop_log()
     return 0
+
+
+def consolidate_session(agent_id: str, session_id: str, *, home: Path | None = None) -> int:
+    """Condense an ended session's layers, then resting ones, and apply retention. Exit 0."""
+    from memoryd.continuity.layers import SessionLayers
+    from memoryd.continuity.worker import run_pass
+
+    config = HookConfig.from_env(home=home)
+    stop_log = start_log(config)
+    try:
+        with Memory(config.home) as memory:
+            done = SessionLayers(memory.service).consolidate(agent_id, session_id)
+            run_pass(memory.service)
+            log.info("consolidate: session %s has %d kept layers", session_id, len(done))
+    except Exception:
+        log.exception("consolidation of session %s failed", session_id)
+    finally:
+        stop_log()
+    return 0

@@ -18,6 +18,7 @@ from fastapi_offline import FastAPIOffline
 
 from memoryd import __version__
 from memoryd.config import Settings, load_settings
+from memoryd.continuity.worker import SessionWorker
 from memoryd.imports.service import start_import_worker
 from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.server import errors
@@ -62,6 +63,9 @@ def create_app(
     schedule = None
     if settings.consolidate_interval_h > 0:
         schedule = Schedule(root, settings.consolidate_interval_h * 3600)
+    sessions = None
+    if settings.session_consolidate_interval_min > 0:
+        sessions = SessionWorker(root, settings.session_consolidate_interval_min * 60)
     tenant_admin = Tenants(root.engine)
     open_tenants = options.open_tenants
     if open_tenants is None:
@@ -73,7 +77,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if schedule is not None:
             schedule.start()
+        if sessions is not None:
+            sessions.start()
         yield
+        if sessions is not None:
+            sessions.stop()
         if schedule is not None:
             schedule.stop()
         if service is None:

@@ -152,7 +152,9 @@ class SessionLayerStore(Database):
         ).fetchall()
         return [_row(r) for r in rows]
 
-    def stale_sessions(self, tenant_id: str) -> list[tuple[str, str]]:
+    def stale_sessions(
+        self, tenant_id: str, idle_before_us: int | None = None
+    ) -> list[tuple[str, str]]:
         """(agent, session) pairs with a kept layer (D2, D1, D0) missing, older than their D5,
         or still without its memory (a consolidation cut short)."""
         rows = self.conn.execute(
@@ -161,8 +163,8 @@ class SessionLayerStore(Database):
             "SELECT COUNT(*) FROM session_layers k WHERE k.tenant_id = d5.tenant_id "
             "AND k.agent_id = d5.agent_id AND k.session_id = d5.session_id "
             "AND k.depth IN (0, 1, 2) AND k.basis >= d5.basis AND k.memory_id IS NOT NULL) < 3 "
-            "ORDER BY d5.updated_at",
-            (tenant_id,),
+            "AND d5.updated_at <= ? ORDER BY d5.updated_at",
+            (tenant_id, idle_before_us if idle_before_us is not None else 2**62),
         ).fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
 

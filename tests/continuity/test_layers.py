@@ -180,3 +180,29 @@ def test_consolidation_killed_midway_resumes_without_duplicates(tmp_path: Path) 
             assert {str(rows[d]["memory_id"]) for d in (OUTLINE, GIST, THEMES)} <= {
                 m.id for m in service.list_memories(limit=1000, offset=0)[0]
             }
+
+
+def test_delete_all_removes_checkpoints_and_layers(service: MemoryService) -> None:
+    continuity = Continuity(service, llm=None)
+    continuity.save(Owner("coder", "s", "/repo"), turns(7, count=3))
+    SessionLayers(service, llm=None).consolidate("coder", "s")
+    other = service.for_user("someone-else")
+    Continuity(other, llm=None).save(Owner("coder", "s", "/repo"), turns(8, count=2))
+    cleared = service.delete_all(confirm=True)["sessions_cleared"]
+    assert cleared >= 1 + 9 + 4  # the checkpoint, the raw rows, D5 and the kept layers
+    assert continuity.list() == [] and SessionLayers(service).layers() == []
+    assert service.store.raw_messages(service.tenant_id, "coder", "s") == []
+    assert len(Continuity(other, llm=None).list()) == 1  # another user's stay
+
+
+def test_the_worker_pass_condenses_resting_sessions_of_every_tenant(
+    service: MemoryService,
+) -> None:
+    from memoryd.continuity.worker import run_pass
+
+    SessionLayers(service, llm=None).record(Owner("a", "s1"), turns(1, count=4))
+    other = service.for_user("bob")
+    SessionLayers(other, llm=None).record(Owner("b", "s2"), turns(2, count=4))
+    assert run_pass(service) == {"consolidated": 0, "expired": 0}  # both still running
+    assert run_pass(service, idle_s=0) == {"consolidated": 2, "expired": 0}
+    assert {r["depth"] for r in SessionLayers(other).layers()} == {0, 1, 2, 5}

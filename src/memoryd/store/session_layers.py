@@ -7,6 +7,7 @@ any point is simply run again: it finds what is there and does the rest.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -167,6 +168,14 @@ class SessionLayerStore(Database):
             (tenant_id, idle_before_us if idle_before_us is not None else 2**62),
         ).fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
+
+    def clear_continuity(self, conn: sqlite3.Connection, tenant_id: str) -> int:
+        """Delete the tenant's checkpoints and session layers (delete-all); how many rows."""
+        gone = 0
+        for table in ("checkpoints", "session_layers"):
+            cursor = conn.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (tenant_id,))
+            gone += int(cursor.rowcount)
+        return gone
 
     def expire_layers(self, now_us: int) -> int:
         """Delete every row past its ``expires_at`` (all tenants); how many went."""

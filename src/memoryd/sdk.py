@@ -261,6 +261,24 @@ class Memory:
 
         return Continuity(self._as(user_id), llm=None).restore(agent_id, project)
 
+    def session_layers(
+        self,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+    ) -> builtins.list[dict[str, Any]]:
+        """The sessions' summary layers (D5 exchanges, D2 outline, D1 gist, D0 themes)."""
+        from memoryd.continuity.layers import SessionLayers
+
+        return SessionLayers(self._as(user_id), llm=None).layers(agent_id, session_id)
+
+    def consolidate_sessions(self, *, idle_s: float = 0.0, user_id: str | None = None) -> int:
+        """Condense every session quiet for ``idle_s`` seconds into D2/D1/D0 (resumable)."""
+        from memoryd.continuity.layers import SessionLayers
+
+        return SessionLayers(self._as(user_id)).consolidate_pending(idle_s)
+
     # portability
     def export(
         self, path: Path | str, progress: Progress | None = None, *, user_id: str | None = None

@@ -3,6 +3,7 @@ its budget and its safety, and bad input."""
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -187,3 +188,33 @@ def test_an_unknown_checkpoint_is_not_found(memory: Memory) -> None:
 
     with pytest.raises(NotFoundError):
         Continuity(memory.service).get("no-such-id")
+
+
+def test_the_cli_lists_shows_and_consolidates(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    home = tmp_path / "cli-home"
+    with Memory(home) as memory:
+        memory.checkpoint("coder", "s1", turn(1), project="/repo")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "memoryd.cli", "--home", str(home), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")},
+        )
+
+    listed = cli("--json", "checkpoint", "list", "--agent", "coder")
+    assert listed.returncode == 0, listed.stderr
+    (only,) = json.loads(listed.stdout)["checkpoints"]
+    shown = cli("checkpoint", "show", only["id"])
+    assert shown.returncode == 0 and "Modified files: src/f1.py" in shown.stdout
+    assert "Goal: request 1" in cli("checkpoint", "show", "--agent", "coder").stdout
+    missing = cli("checkpoint", "show", "nope")
+    assert missing.returncode == 1 and "not found" in (missing.stdout + missing.stderr)
+    done = cli("--json", "checkpoint", "consolidate")
+    assert json.loads(done.stdout) == {"consolidated": 1, "expired": 0}

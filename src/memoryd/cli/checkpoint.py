@@ -81,3 +81,20 @@ def show(
         {**dump(checkpoint), "rendered": text},
         lambda: console.print(text, markup=False, highlight=False),
     )
+
+
+@checkpoint_app.command("consolidate")
+def consolidate_sessions() -> None:
+    """Condense every session into outline, gist and themes; remove expired layers."""
+    from memoryd.continuity.layers import SessionLayers
+
+    with service() as svc:
+        layers = SessionLayers(svc)
+        done = {"consolidated": layers.consolidate_pending(), "expired": layers.retain()}
+    emit(
+        done,
+        lambda: console.print(
+            f"{done['consolidated']} session(s) consolidated, "
+            f"{done['expired']} expired layer row(s) removed"
+        ),
+    )

@@ -255,3 +255,23 @@ def test_the_plugin_runs_post_tool_use_for_the_editing_tools_only() -> None:
     for name in ("Read", "Grep", "Glob", "WebFetch", "TodoWrite"):
         assert not pattern.match(name), name
     assert hooks["SessionEnd"][0]["hooks"][0]["command"] == "memoryd hook session-end"
+
+
+def test_a_long_transcript_keeps_its_first_request(tmp_path: Path) -> None:
+    """Past the tail a save reads, the session's first request is read from the file's start."""
+    home = tmp_path / "home"
+    env = clean_env(MEMORYD_HOME=str(home))
+    path = tmp_path / "long.jsonl"
+    t = Transcript(path)
+    t.user(GOAL)
+    for i in range(48):  # about 4.8 MB of tool output between the request and the edit
+        tool(t, "Read", {"file_path": f"big{i}.log"}, "x" * 100_000)
+    edit = {"file_path": "src/billing/vat.py", "old_string": "a", "new_string": "b"}
+    edit_id = tool(t, "Edit", edit, "updated")
+    t.write()
+    assert path.stat().st_size > 4 * 1024 * 1024
+    in_process("post-tool-use", post_tool_use(path, "Edit", edit, edit_id), env)
+    with Memory(home) as memory:
+        (saved,) = Continuity(memory.service, llm=None).list()
+    assert saved.mechanical.first_user_message == GOAL
+    assert saved.mechanical.modified_files == ["src/billing/vat.py"]

@@ -119,7 +119,8 @@ class EmbeddedBackend:
 
     def summarize_checkpoint(self, checkpoint_id: str) -> None:
         """With an LLM configured, a detached process asks it: the hook does not wait."""
-        if Continuity(self.memory.service).llm is None:
+        settings = self.memory.service.settings
+        if not (settings.llm_base_url and settings.llm_model):  # as create_llm decides
             return
         spawn_memoryd(
             ["hook", "summarize", "--checkpoint", checkpoint_id], self.memory.service.home

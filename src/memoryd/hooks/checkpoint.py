@@ -29,7 +29,7 @@ from memoryd.continuity.model import Owner, Trigger
 from memoryd.hooks.backend import HookBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult, attempt
-from memoryd.hooks.transcript import MAX_ENTRY_BYTES, MAX_SCAN_BYTES, entry_text, lines_backwards
+from memoryd.hooks.transcript import MAX_ENTRY_BYTES, entry_text, lines_backwards
 from memoryd.models import parse_ts
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 Handler = Callable[[Mapping[str, Any], HookBackend, HookConfig], HookResult]
 # the first request is near the start of the file; never read further forward than this
 MAX_HEAD_BYTES = 4 * 1024 * 1024
+# the tail a save reads: what is older is in the session's previous checkpoint already
+MAX_TAIL_BYTES = 4 * 1024 * 1024
 
 
 def owner_of(payload: Mapping[str, Any], config: HookConfig) -> Owner | None:
@@ -97,9 +99,9 @@ def transcript_events(path: Path) -> list[Event]:
     """The session's events, oldest first: the first request, then the readable tail."""
     chunks: list[list[Event]] = []
     with path.open("rb") as handle:
-        for entry in _entries(lines_backwards(handle)):
+        for entry in _entries(lines_backwards(handle, MAX_TAIL_BYTES)):
             chunks.append(entry_events(entry))
-        whole = handle.seek(0, os.SEEK_END) <= MAX_SCAN_BYTES
+        whole = handle.seek(0, os.SEEK_END) <= MAX_TAIL_BYTES
         first = None if whole else first_request(handle)
     events = [event for chunk in reversed(chunks) for event in chunk]
     return events if first is None else [first, *events]

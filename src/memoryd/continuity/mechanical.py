@@ -26,6 +26,7 @@ from typing import Any
 
 from memoryd.continuity.config import ContinuityConfig
 from memoryd.continuity.model import Exchange, Mechanical, ToolCall
+from memoryd.ingest.privacy import REDACTED, redact
 from memoryd.models import utcnow
 
 # tools that write the file their arguments name
@@ -152,6 +153,26 @@ def shown_arguments(arguments: Mapping[str, Any]) -> dict[str, object]:
             out[key] = value
         else:
             out[key] = f"<{type(value).__name__}>"
+    return out
+
+
+def redacted(events: Iterable[Event]) -> list[Event]:
+    """The events with ``<private>`` blocks replaced (a message private whole is dropped):
+    what a checkpoint or a session layer stores never holds them, nor what an LLM is sent."""
+    out: list[Event] = []
+    for event in events:
+        if isinstance(event, Message):
+            text = redact(event.text)
+            if text is not None:
+                out.append(Message(event.role, text, event.at))
+        elif isinstance(event, ToolUse):
+            arguments = {
+                k: (redact(v) or REDACTED) if isinstance(v, str) else v
+                for k, v in event.arguments.items()
+            }
+            out.append(ToolUse(event.name, arguments, event.id, event.at))
+        else:
+            out.append(event)
     return out
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.continuity.config import ContinuityConfig
 from memoryd.continuity.layers import SessionLayers
-from memoryd.continuity.mechanical import Event, Message, ToolResult, ToolUse, build
+from memoryd.continuity.mechanical import Event, Message, ToolResult, ToolUse, build, redacted
 from memoryd.continuity.model import Checkpoint, Mechanical, Owner, Summary, Trigger
 from memoryd.continuity.render import render
 from memoryd.continuity.summary import derive, summarize
@@ -164,7 +164,7 @@ class Continuity:
             raise ValidationError(
                 f"unknown trigger {trigger!r}; one of {', '.join(t.value for t in Trigger)}"
             ) from None
-        parsed = parse_events(events)
+        parsed = redacted(parse_events(events))
         previous = self.session_checkpoint(agent, session)
         mechanical = build(parsed, self.config, previous.mechanical if previous else None)
         offline = self.llm is None

@@ -206,3 +206,18 @@ def test_the_worker_pass_condenses_resting_sessions_of_every_tenant(
     assert run_pass(service) == {"consolidated": 0, "expired": 0}  # both still running
     assert run_pass(service, idle_s=0) == {"consolidated": 2, "expired": 0}
     assert {r["depth"] for r in SessionLayers(other).layers()} == {0, 1, 2, 5}
+
+
+def test_a_very_long_session_keeps_its_start_and_its_newest_exchanges(
+    service: MemoryService,
+) -> None:
+    layers = SessionLayers(service, llm=None)
+    events = turns(9, count=700)  # 2,100 raw rows: more than a D5 rebuild reads
+    for start in range(0, len(events), 300):
+        layers.record(Owner("coder", "long"), events[start : start + 300])
+    d5 = layer_rows(service, "long")[EXCHANGES]
+    lines = str(d5["content"]).splitlines()
+    assert lines[0].startswith("- User: Session 9 turn 0: work on the billing VAT lookup")
+    assert lines[1] == "- … earlier exchanges left out"
+    assert "turn 699" in lines[-1] and d5["basis"] == 2100
+    assert estimate_tokens(str(d5["content"])) <= TOKENS[EXCHANGES]

@@ -51,6 +51,10 @@ NAMES = {THEMES: "themes", GIST: "gist", OUTLINE: "outline", EXCHANGES: "exchang
 TOKENS = {EXCHANGES: 3000, OUTLINE: 500, GIST: 200, THEMES: 50}
 KEPT = (OUTLINE, GIST, THEMES)
 EXCHANGE_CHARS = 200  # one side of an exchange in D5
+# the D6 rows a D5 rebuild reads: the session's start, and its newest rows (far more than
+# ~3,000 tokens of exchange lines need)
+HEAD_ROWS = 200
+TAIL_ROWS = 1500
 STEP_CHARS = 150  # one side of an exchange in the outline
 MAX_THEMES = 8
 TAG = "session-memory"
@@ -125,8 +129,11 @@ def _line(e: Exchange, chars: int) -> str:
     return line
 
 
-def build_exchanges(found: Sequence[Exchange]) -> str:
-    """D5: one line per exchange, the first and the newest ones kept within ~3,000 tokens."""
+def build_exchanges(found: Sequence[Exchange], gap: bool = False) -> str:
+    """D5: one line per exchange, the first and the newest ones kept within ~3,000 tokens.
+
+    ``gap``: exchanges between the first and those given were not read at all.
+    """
     lines = [_line(e, EXCHANGE_CHARS) for e in found]
     if not lines:
         return ""
@@ -139,8 +146,11 @@ def build_exchanges(found: Sequence[Exchange]) -> str:
         kept.insert(0, line)
         budget -= cost
     skipped = len(lines) - 1 - len(kept)
-    gap = [f"- … {skipped} earlier exchange(s) left out"] if skipped else []
-    return "\n".join([lines[0], *gap, *kept])
+    if gap:
+        note = ["- … earlier exchanges left out"]
+    else:
+        note = [f"- … {skipped} earlier exchange(s) left out"] if skipped else []
+    return "\n".join([lines[0], *note, *kept])
 
 
 def keywords(text: str) -> Counter[str]:
@@ -257,8 +267,18 @@ class SessionLayers:
             self._expiry(RAW),
         )
         if added:
-            rows = self.store.raw_messages(self._tenant, owner.agent_id, owner.session_id)
-            text = build_exchanges(exchanges(rows))
+            # the first exchange and the newest rows: D5 never holds more, however long
+            # the session, so a save reads a bounded window, not the whole transcript
+            head, tail = self.store.raw_window(
+                self._tenant, owner.agent_id, owner.session_id, HEAD_ROWS, TAIL_ROWS
+            )
+            last = int(tail[-1]["seq"]) if tail else 0
+            if not head or not tail or int(head[-1]["seq"]) + 1 >= int(tail[0]["seq"]):
+                rows = {int(r["seq"]): r for r in [*head, *tail]}
+                text = build_exchanges(exchanges([rows[k] for k in sorted(rows)]))
+            else:  # the tail's first exchange may have begun before it: left out
+                found = exchanges(head)[:1] + exchanges(tail)[1:]
+                text = build_exchanges(found, gap=True)
             if text:
                 self.store.put_layer(
                     self._tenant,
@@ -267,7 +287,7 @@ class SessionLayers:
                     owner.project,
                     EXCHANGES,
                     text,
-                    len(rows),
+                    last,
                     self._expiry(EXCHANGES),
                 )
         return added

@@ -137,6 +137,20 @@ class SessionLayerStore(Database):
         ).fetchall()
         return [_row(r) for r in rows]
 
+    def raw_window(
+        self, tenant_id: str, agent_id: str, session_id: str, head: int, tail: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The session's first ``head`` and last ``tail`` D6 rows, each in order."""
+        query = (
+            f"SELECT {LAYER_COLUMNS} FROM session_layers WHERE tenant_id = ? AND agent_id = ? "
+            "AND session_id = ? AND depth = 6 ORDER BY seq {} LIMIT ?"
+        )
+        params = (tenant_id, agent_id, session_id)
+        with self.read() as conn:
+            first = conn.execute(query.format("ASC"), (*params, head)).fetchall()
+            last = conn.execute(query.format("DESC"), (*params, tail)).fetchall()
+        return [_row(r) for r in first], [_row(r) for r in reversed(last)]
+
     def session_layers(
         self, tenant_id: str, agent_id: str | None = None, session_id: str | None = None
     ) -> list[dict[str, Any]]:

@@ -25,18 +25,23 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
-import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from memoryd.continuity.extract import (
+    D1_TOKENS,
+    D2_TOKENS,
+    D5_TOKENS,
+    build_exchanges,
+    exchanges,
+    extract_gist,
+    extract_outline,
+    extract_themes,
+)
 from memoryd.continuity.mechanical import Event, Message, ToolUse, cut
 from memoryd.continuity.model import Owner
 from memoryd.errors import MemorydError
-from memoryd.inject import estimate_tokens
 from memoryd.models import new_id, utcnow
 from memoryd.store.rows import to_us
 
@@ -48,34 +53,14 @@ log = logging.getLogger(__name__)
 
 RAW, EXCHANGES, OUTLINE, GIST, THEMES = 6, 5, 2, 1, 0
 NAMES = {THEMES: "themes", GIST: "gist", OUTLINE: "outline", EXCHANGES: "exchanges", RAW: "raw"}
-TOKENS = {EXCHANGES: 3000, OUTLINE: 500, GIST: 200, THEMES: 50}
+TOKENS = {EXCHANGES: D5_TOKENS, OUTLINE: D2_TOKENS, GIST: D1_TOKENS, THEMES: 50}
 KEPT = (OUTLINE, GIST, THEMES)
-EXCHANGE_CHARS = 200  # one side of an exchange in D5
 # the D6 rows a D5 rebuild reads: the session's start, and its newest rows (far more than
 # ~3,000 tokens of exchange lines need)
 HEAD_ROWS = 200
 TAIL_ROWS = 1500
-STEP_CHARS = 150  # one side of an exchange in the outline
-MAX_THEMES = 8
 TAG = "session-memory"
 SOURCE = "continuity"
-_WORD = re.compile(r"[^\W\d_][\w.-]*[^\W_]|[^\W\d_]{3,}", re.UNICODE)
-_STOP = (
-    "the and for that this with you your are was were have has had not but can could "
-    "would should will shall what when where which who why how all any some into onto from "
-    "than then them they their there these those our out its it's i'm i've let let's just "
-    "also use used using now new get got make made done do does did been being about after "
-    "before again more most very much many such only own same so too each other over under "
-    "here please thanks thank yes okay sure want need like see look file files run ran"
-)
-STOPWORDS = frozenset(_STOP.split())
-
-
-@dataclass(frozen=True)
-class Exchange:
-    user: str
-    assistant: str
-    tools: tuple[str, ...] = ()
 
 
 def _key(role: str, text: str, at: datetime | None, call_id: str | None) -> str:
@@ -99,133 +84,6 @@ def raw_rows(events: Sequence[Event]) -> list[tuple[str, str, str]]:
             text = f"{event.name}({json.dumps(dict(event.arguments), ensure_ascii=False)})"
             rows.append((_key("tool", text, event.at, event.id), "tool", cut(text, 1000)))
     return rows
-
-
-def exchanges(rows: Sequence[Mapping[str, Any]]) -> list[Exchange]:
-    """D6 rows as exchanges: a user message, the assistant's words and tools after it."""
-    found: list[Exchange] = []
-    user, said, tools = "", [], []  # type: ignore[var-annotated]
-    for row in [*rows, {"role": "user", "content": ""}]:
-        role, content = row["role"], str(row["content"])
-        if role == "user":
-            if user or said:
-                found.append(Exchange(user, " ".join(said), tuple(dict.fromkeys(tools))))
-            user, said, tools = content, [], []
-        elif role == "assistant":
-            said.append(content)
-        elif role == "tool":
-            tools.append(content.split("(", 1)[0])
-    return found
-
-
-def _line(e: Exchange, chars: int) -> str:
-    flat = " ".join(e.user.split())
-    answer = " ".join(e.assistant.split())
-    line = f"- User: {cut(flat, chars)}" if flat else "- (no request)"
-    if answer:
-        line += f" → Assistant: {cut(answer, chars)}"
-    if e.tools:
-        line += f" [tools: {', '.join(e.tools)}]"
-    return line
-
-
-def build_exchanges(found: Sequence[Exchange], gap: bool = False) -> str:
-    """D5: one line per exchange, the first and the newest ones kept within ~3,000 tokens.
-
-    ``gap``: exchanges between the first and those given were not read at all.
-    """
-    lines = [_line(e, EXCHANGE_CHARS) for e in found]
-    if not lines:
-        return ""
-    kept: list[str] = []
-    budget = TOKENS[EXCHANGES] - estimate_tokens(lines[0]) - 10
-    for line in reversed(lines[1:]):
-        cost = estimate_tokens(line) + 1
-        if cost > budget:
-            break
-        kept.insert(0, line)
-        budget -= cost
-    skipped = len(lines) - 1 - len(kept)
-    if gap:
-        note = ["- … earlier exchanges left out"]
-    else:
-        note = [f"- … {skipped} earlier exchange(s) left out"] if skipped else []
-    return "\n".join([lines[0], *note, *kept])
-
-
-def keywords(text: str) -> Counter[str]:
-    return Counter(
-        w.casefold() for w in _WORD.findall(text) if w.casefold() not in STOPWORDS and len(w) > 2
-    )
-
-
-def _parse(d5: str) -> list[tuple[str, str]]:
-    """D5 lines back as (request, answer) pairs."""
-    pairs = []
-    for line in d5.splitlines():
-        if not line.startswith("- User: "):
-            continue
-        body = line[len("- User: ") :]
-        user, _, answer = body.partition(" → Assistant: ")
-        pairs.append((user, answer.split(" [tools: ", 1)[0]))
-    return pairs
-
-
-def extract_outline(d5: str, header: str) -> str:
-    """D2 offline: the goal, the exchanges richest in the session's own words, the outcome."""
-    pairs = _parse(d5)
-    if not pairs:
-        return f"{header}\n{cut(' '.join(d5.split()), 1500)}"
-    freq = keywords(d5)
-    goal, outcome = pairs[0][0], pairs[-1][1] or pairs[-1][0]
-    head = [header, f"Goal: {cut(goal, 300)}", "Steps:"]
-    tail = [f"Outcome: {cut(outcome, 300)}"]
-    budget = TOKENS[OUTLINE] - estimate_tokens("\n".join(head + tail))
-
-    def score(pair: tuple[str, str]) -> float:
-        words = keywords(" ".join(pair))
-        return sum(freq[w] for w in words) / math.sqrt(1 + sum(words.values()))
-
-    # greedy: the richest exchange, then the richest in words not covered yet
-    chosen: set[int] = set()
-    left = set(range(1, len(pairs)))
-    while left:
-        best = min(left, key=lambda j: (-score(pairs[j]), j))
-        left.discard(best)
-        user, answer = pairs[best]
-        step = f"- {cut(user, STEP_CHARS)}" + (f" → {cut(answer, STEP_CHARS)}" if answer else "")
-        cost = estimate_tokens(step) + 1
-        if cost > budget:
-            continue
-        chosen.add(best)
-        budget -= cost
-        for word in keywords(" ".join(pairs[best])):
-            freq[word] = 0  # covered
-    steps = []
-    for i in sorted(chosen):
-        user, answer = pairs[i]
-        steps.append(
-            f"- {cut(user, STEP_CHARS)}" + (f" → {cut(answer, STEP_CHARS)}" if answer else "")
-        )
-    return "\n".join(head + steps + tail)
-
-
-def extract_gist(d2: str, header: str) -> str:
-    """D1 offline: what the session set out to do, and how it ended, in one line."""
-    fields = dict(
-        line.split(": ", 1) for line in d2.splitlines() if line.startswith(("Goal: ", "Outcome: "))
-    )
-    goal = fields.get("Goal", "")
-    outcome = fields.get("Outcome", "")
-    text = f"{header} {cut(goal, 400)}" + (f" Outcome: {cut(outcome, 300)}" if outcome else "")
-    return cut(text, TOKENS[GIST] * 4)
-
-
-def extract_themes(d2: str, header: str) -> str:
-    """D0 offline: the terms the session used most."""
-    body = "\n".join(line for line in d2.splitlines()[1:])
-    terms = [w for w, _ in keywords(body).most_common(MAX_THEMES)]
-    return f"{header} {', '.join(terms)}"
 
 
 class SessionLayers:

@@ -222,3 +222,19 @@ def test_the_cli_lists_shows_and_consolidates(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "not found" in (missing.stdout + missing.stderr)
     done = cli("--json", "checkpoint", "consolidate")
     assert json.loads(done.stdout) == {"consolidated": 1, "expired": 0}
+
+
+def test_async_memory_saves_and_restores(tmp_path: Path) -> None:
+    import asyncio
+
+    from memoryd.aio import AsyncMemory
+
+    async def scenario() -> str:
+        async with AsyncMemory(tmp_path / "async-home") as mem:
+            saved = await mem.checkpoint("coder", "s", turn(1), project="/repo")
+            assert [c.id for c in await mem.checkpoints(agent_id="coder")] == [saved.id]
+            assert await mem.consolidate_sessions() == 1
+            assert {r["depth"] for r in await mem.session_layers()} == {0, 1, 2, 5}
+            return await mem.restore("coder", project="/repo")
+
+    assert "Modified files: src/f1.py" in asyncio.run(scenario())

@@ -30,8 +30,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# the dashboard's browser tests drive Chromium from the system's packages (Debian's
+# chromium): browser downloads from other hosts are not possible everywhere
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+$(CHROMIUM):
+	$(SUDO) apt-get install -y -q chromium || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium)
+
 # pytest exits 5 when it collected no test: that is a failure here, not a pass
-test: lint typecheck
+test: lint typecheck $(CHROMIUM)
 	$(BIN)/python -m pytest -q -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 

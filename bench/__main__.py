@@ -1,4 +1,5 @@
-"""``python -m bench COMMAND``: longmemeval, locomo, first-week, speed, continuity, server.
+"""``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, continuity,
+server, proxy, ingest-latency.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -142,6 +143,58 @@ def locomo(
     _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
 
 
+def _is_longmemeval(path: Path) -> bool:
+    """LongMemEval questions carry their haystack sessions; LoCoMo samples a conversation."""
+    import gzip
+    import json
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    return bool(data) and isinstance(data[0], dict) and "haystack_sessions" in data[0]
+
+
+@app.command()
+def context(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
+    / "locomo_dev.json",
+    budget: Annotated[int, typer.Option(help="Token budget of every assembled context.")] = 4000,
+    limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
+    date_headers: Annotated[bool, typer.Option(help="[Date: …] lines in recall/summaries.")] = True,
+    question_type: Annotated[
+        str | None, typer.Option(help="LongMemEval: only questions of this type.")
+    ] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "context.json",
+) -> None:
+    """The context engine on LoCoMo (or LongMemEval): evidence in the context vs truncation."""
+    if _is_longmemeval(path):
+        from bench import context_lme as lme
+
+        report = lme.run(path, limit, bench_embedder(), budget, date_headers, question_type)
+    else:
+        from bench import context as cx
+
+        report = cx.run(path, limit, bench_embedder(), budget, date_headers)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    m = report["metrics"]
+    console.print(
+        f"context @ {budget} tokens, {report['questions']} questions, {report['wall_s']} s: "
+        f"evidence_in_context {m['evidence_in_context']:.3f} "
+        f"(truncation {report['baselines']['truncation']['evidence_in_context']:.3f}, "
+        f"x{report['ratio_to_truncation']}), dated {m['evidence_dated']:.3f}",
+        markup=False,
+    )
+    for key in ("grep_top10", "search_top10", "either_top10", "kept_entities"):
+        if key in m:
+            console.print(f"{key} {m[key]:.3f}", markup=False)
+    if "compaction_s_per_1000_messages" in m:
+        console.print(
+            f"compaction {m['compaction_s_per_1000_messages']} s/1000 messages", markup=False
+        )
+    console.print(f"by type: {m.get('by_category') or m.get('by_type')}", markup=False)
+
+
 @app.command()
 def speed(
     sizes: Annotated[str, typer.Option(help="Comma-separated store sizes.")] = "1000,10000,100000",
@@ -218,6 +271,48 @@ def server(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sv.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def proxy(
+    size: Annotated[int, typer.Option(help="Memories in the served store.")] = 10_000,
+    requests: Annotated[int, typer.Option(help="Streams per concurrency level.")] = 200,
+    clients: Annotated[str, typer.Option(help="Comma-separated concurrent streams.")] = "1,20",
+    strategy: Annotated[
+        str, typer.Option(help="recent, semantic or hybrid; off: memory disabled (the bare hop).")
+    ] = "hybrid",
+    out: Annotated[Path, typer.Option()] = REPORTS / "proxy.json",
+) -> None:
+    """What the memory proxy adds to a streamed chat: latency and time to first chunk."""
+    from bench import proxy as px
+
+    levels = [int(c) for c in clients.split(",") if c.strip()]
+    if strategy not in ("recent", "semantic", "hybrid", "off"):
+        raise typer.BadParameter("--strategy must be recent, semantic, hybrid or off")
+    report = px.run(size, requests, levels, strategy)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    px.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command("ingest-latency")
+def ingest_latency(
+    rounds: Annotated[int, typer.Option(help="Requests, one at a time.")] = 50,
+    messages: Annotated[int, typer.Option(help="Messages per request.")] = 20,
+    chars: Annotated[int, typer.Option(help="Characters per message.")] = 5000,
+    mode: Annotated[str, typer.Option(help="smart (as the plugins send) or raw.")] = "smart",
+    out: Annotated[Path, typer.Option()] = REPORTS / "ingest_latency.json",
+) -> None:
+    """Time to the 202 of a conversation POST, and until its turns are found."""
+    from bench import ingest_latency as il
+
+    _check_ingest(mode)
+    report = il.run(rounds, messages, chars, mode)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    il.print_report(report, console)
     console.print(f"report: {out}")
 
 

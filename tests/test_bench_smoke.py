@@ -146,6 +146,28 @@ def test_locomo_harness(tmp_path: Path) -> None:
     assert set(report["baselines"]) == {"bm25", "dense"}
 
 
+def test_context_harness(tmp_path: Path) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    report = bench(tmp_path, "context", str(path), "--budget", "300")
+    assert report["questions"] == 2
+    for key in ("evidence_in_context", "evidence_dated", "grep_top10", "search_top10"):
+        assert 0.0 <= report["metrics"][key] <= 1.0
+    assert set(report["baselines"]) == {"truncation"}
+    assert report["config"]["budget_tokens"] == 300
+
+
+def test_context_harness_on_longmemeval(tmp_path: Path) -> None:
+    question = lme_question(0)
+    question["haystack_sessions"][0][0]["has_answer"] = True  # the degree
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([question, lme_question(1)]))  # q1 marks nothing: not scored
+    report = bench(tmp_path, "context", str(path), "--budget", "300")
+    assert report["benchmark"] == "context_longmemeval" and report["questions"] == 1
+    assert report["metrics"]["evidence_in_context"] == 1.0  # six short turns fit the budget
+    assert set(report["metrics"]["by_type"]) == {"single-session-user"}
+
+
 def test_speed_harness(tmp_path: Path) -> None:
     report = bench(tmp_path, "speed", "--sizes", "200", "--queries", "5")
     row = report["metrics"]["200"]
@@ -168,3 +190,21 @@ def test_server_harness(tmp_path: Path) -> None:
         rows = report["metrics"][kind]
         assert [r["clients"] for r in rows] == [1, 2]
         assert all(r["requests"] == 6 and r["req_per_s"] > 0 and r["p95_ms"] > 0 for r in rows)
+
+
+def test_proxy_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "proxy", "--size", "200", "--requests", "6", "--clients", "1,2")
+    assert report["config"]["size"] == 200 and report["config"]["strategy"] == "hybrid"
+    assert [r["clients"] for r in report["metrics"]] == [1, 2]
+    for row in report["metrics"]:
+        for path in ("direct", "proxied"):
+            assert row[path]["streams"] == 6
+            assert 0 < row[path]["ttfc_p50_ms"] <= row[path]["total_p50_ms"]
+        assert row["search_1_client_ms"]["p50"] > 0
+
+
+def test_ingest_latency_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "ingest-latency", "--rounds", "2", "--messages", "3", "--chars", "300")
+    assert report["config"]["messages"] == 3 and report["questions"] == 2
+    for key in ("accept_ms", "searchable_by_words_ms", "searchable_by_meaning_ms"):
+        assert report["metrics"][key]["p95"] > 0

@@ -24,6 +24,7 @@ from memoryd.errors import (
 if TYPE_CHECKING:
     from memoryd.aio import AsyncMemory, AsyncRemoteMemory
     from memoryd.client import RemoteMemory
+    from memoryd.context import ContextEngine
     from memoryd.models import Memory as MemoryRecord
     from memoryd.models import ScoredMemory
     from memoryd.sdk import Memory
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, tuple[str, str]] = {
     "AsyncMemory": ("memoryd.aio", "AsyncMemory"),
     "AsyncRemoteMemory": ("memoryd.aio", "AsyncRemoteMemory"),
+    "ContextEngine": ("memoryd.context", "ContextEngine"),
     "Memory": ("memoryd.sdk", "Memory"),
     "MemoryRecord": ("memoryd.models", "Memory"),
     "MemoryService": ("memoryd.service", "MemoryService"),
@@ -43,6 +45,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 __all__ = [
     "AsyncMemory",
     "AsyncRemoteMemory",
+    "ContextEngine",
     "EmbeddingError",
     "EmbeddingMismatchError",
     "Memory",

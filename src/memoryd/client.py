@@ -231,6 +231,8 @@ class Calls:
     def search(query: str, options: dict[str, Any]) -> Call[SearchResponse]:
         if "spaces" in options:
             options["space"] = options.pop("spaces")
+        if "tags" in options:  # the server's tag filter (``tags`` itself is ignored there)
+            options["filter_tags"] = options.pop("tags")
         params = _query({"q": query, **options})
         return Call("GET", "/v1/memories/search", SearchResponse.model_validate, {"params": params})
 

@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_json_mode: bool = True  # send response_format; off for servers that mishandle it
 
+    # the context engine (docs/context.md): tighter recall and summary budgets when on
+    context_optimization: bool = False
+    # the agent's identity, injected verbatim as recall layer L0: text, and/or files
+    context_identity: str = ""
+    context_identity_files: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
     # the vector index switches from exact NumPy to HNSW past this many rows in a space
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
 
@@ -106,7 +112,15 @@ class Settings(BaseSettings):
     # file import (POST /v1/imports, /v1/files, memoryd import-file)
     max_import_bytes: int = Field(default=50 * 1024 * 1024, gt=0)
 
-    @field_validator("cors_origins", "allowed_hosts", mode="before")
+    # the memory proxy (POST /v1/chat/completions, /v1/messages): the default chat upstream
+    # the requests go on to, e.g. https://api.openai.com/v1 (a tenant may map models to others)
+    upstream_url: str = ""
+    upstream_api_key: str = ""
+    # the longest wait for the upstream to connect, and for each part of its answer
+    upstream_connect_timeout_s: float = Field(default=10.0, gt=0)
+    upstream_timeout_s: float = Field(default=300.0, gt=0)
+
+    @field_validator("cors_origins", "allowed_hosts", "context_identity_files", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         """``a,b`` in an environment variable; a TOML array as it is."""

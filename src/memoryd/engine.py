@@ -20,6 +20,7 @@ import numpy.typing as npt
 from memoryd.config import Settings
 from memoryd.embed import Embedder, content_hash, create_embedder
 from memoryd.errors import StorageError, ValidationError
+from memoryd.ingest.embed_queue import EmbedQueue
 from memoryd.ingest.noise import NoiseFilter
 from memoryd.ingest.worker import INGEST, TaskWorker
 from memoryd.retrieve import Retriever
@@ -54,6 +55,7 @@ class Engine:
         self._retriever: Retriever | None = None
         self.background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-bg")
         self.workers: dict[str, TaskWorker] = {}
+        self._embed_queue: EmbedQueue | None = None
         self._worker_lock = threading.Lock()
         self._noise_prototypes: npt.NDArray[np.float32] | None = None
         # set when the process stops on request (Ctrl-C): long tasks check it between units
@@ -115,6 +117,14 @@ class Engine:
                 self.workers[kind] = worker
             return self.workers[kind]
 
+    def embed_queue(self) -> EmbedQueue:
+        """The process's thread that embeds turns stored before their vectors (started once)."""
+        with self._worker_lock:
+            if self._embed_queue is None:
+                self._embed_queue = EmbedQueue(self.store, self.embed)
+                self._embed_queue.start()
+            return self._embed_queue
+
     def noise_filter(self, learned: npt.NDArray[np.float32] | None = None) -> NoiseFilter:
         """A noise filter; the prototypes are embedded once per process."""
         if self._noise_prototypes is None:
@@ -141,6 +151,8 @@ class Engine:
         """Let the task workers finish what they hold, then stop them: the store stays still."""
         for worker in self.workers.values():
             worker.stop()
+        if self._embed_queue is not None:
+            self._embed_queue.stop()
 
     def close(self) -> None:
         self.stop_workers()

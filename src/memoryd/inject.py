@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memoryd.ingest.privacy import redact
+from memoryd.ingest.privacy import MEMORYD_FENCE_TAG, redact
 from memoryd.models import Category, Memory, MemoryType, ScoredMemory, parse_ts, to_utc, utcnow
 
 # the fence: one tag name, so an agent (and a reader of the transcript) knows where recall ends
-FENCE_TAG = "memoryd-context"
+FENCE_TAG = MEMORYD_FENCE_TAG
 FENCE_OPEN = f"<{FENCE_TAG}>"
 FENCE_CLOSE = f"</{FENCE_TAG}>"
 PREAMBLE = (
@@ -224,9 +224,9 @@ def render_context(
     first, then memories in the order given; an item that does not fit is
     left out and a shorter one after it may still go in. Memories repeating
     a profile line, or each other, are shown once. ``max_chars`` caps the
-    block's length too (never above ``MAX_CONTEXT_CHARS``).
+    block's length too (the hooks keep to ``MAX_CONTEXT_CHARS``, the default;
+    the memory proxy's budget may take more).
     """
-    max_chars = min(max_chars, MAX_CONTEXT_CHARS)
     now = now or utcnow()
     sections: dict[str, list[str]] = {}
     seen: set[str] = set()

@@ -1,10 +1,13 @@
 """The memory record and its vocabulary.
 
 The field set is the ourmem memory model (29 fields, in its serialisation
-order) plus three memoryd additions that the seeds need and ourmem lacks:
+order) plus memoryd additions that the seeds need and ourmem lacks:
 ``valid_from`` / ``valid_to`` (when the fact held in the world, which is not
-when it was stored) and ``expires_at`` (retention), and ``key`` (one memory
-per slot, for callers that upsert).
+when it was stored) and ``expires_at`` (retention), ``key`` (one memory
+per slot, for callers that upsert), and ``marks``: memoryd's own bookkeeping
+(the slot a distilled fact fills, its value; a turn that is tool output),
+kept apart from ``tags`` because tags are the caller's and every client shows
+them to the user and puts them into prompts.
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ from memoryd.errors import ValidationError
 SQLITE_MAX_INT = 2**63 - 1
 # the layers of a memory (seed 000 §1.2): a one-line index entry, a short overview, the body
 MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS = 120, 300, 2000
+
+
+# the mark of a conversation turn that is a tool's output (role tool, toolResult, …):
+# kept, never embedded, and left out of search unless a search asks for it
+TOOL_OUTPUT_MARK = "tool-output"
 
 
 class Category(StrEnum):
@@ -191,6 +199,7 @@ class Memory(BaseModel):
     valid_to: datetime | None = None
     expires_at: datetime | None = None
     key: str | None = None
+    marks: list[str] = Field(default_factory=list)
 
     @field_validator(
         "invalidated_at",

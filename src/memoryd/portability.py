@@ -157,7 +157,7 @@ def _records(lines: Iterable[str]) -> Iterator[Record]:
             if not seen_header:
                 raise ValidationError(f"line {number}: the file has no {FORMAT} header")
             if kind == "memory":
-                yield Memory.model_validate(line["memory"])
+                yield legacy_marks(Memory.model_validate(line["memory"]))
             elif kind == "message":
                 yield _Message.model_validate(line)
             elif kind == "history":
@@ -166,6 +166,22 @@ def _records(lines: Iterable[str]) -> Iterator[Record]:
                 raise ValidationError(f"line {number}: unknown record type {kind!r}")
         except (KeyError, TypeError, PydanticValidationError) as exc:
             raise ValidationError(f"line {number}: invalid {kind} record: {exc}") from None
+
+
+def legacy_marks(memory: Memory) -> Memory:
+    """A distilled memory exported before marks existed keeps its slot in its tags:
+    move that bookkeeping to ``marks``, as the store's migration 0007 does."""
+    from memoryd.ingest.reconcile import NEGATIVE_MARK, SLOT_MARK_PREFIX, VALUE_MARK_PREFIX
+
+    if memory.memory_type is not MemoryType.INSIGHT or memory.marks:
+        return memory
+    internal = [
+        t for t in memory.tags if t.startswith((SLOT_MARK_PREFIX, VALUE_MARK_PREFIX, NEGATIVE_MARK))
+    ]
+    if internal:
+        memory.tags = [t for t in memory.tags if t not in internal]
+        memory.marks = internal
+    return memory
 
 
 def nesting_depth(value: Any, stop_after: int) -> int:

@@ -262,8 +262,14 @@ class MemoryService:
         category: str | Category | None = None,
         tier: str | Tier | None = None,
         tags: Any = None,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        space_id: str | None = None,
     ) -> tuple[list[Memory], int]:
-        """Memories by the reference's list filters. Session turns only when asked for."""
+        """Memories by the reference's list filters. Session turns only when asked for.
+
+        The personal space unless ``space_id`` names another space of the caller's.
+        """
         check_int("limit", limit, 0, MAX_LIMIT)
         check_int("offset", offset, 0, MAX_OFFSET)
         f = MemoryFilter(
@@ -272,10 +278,13 @@ class MemoryService:
             category=[parse_enum(Category, category)] if category else None,
             tier=[parse_enum(Tier, tier)] if tier else None,
             tags=check_tags(tags) or None,
+            session_id=session_id,
+            agent_id=agent_id,
             exclude_types=() if memory_type else (MemoryType.SESSION,),
         )
+        space = self.spaces.visible(space_id).id if space_id else self.space_id
         return self.store.list_memories(
-            self.tenant_id, [self.space_id], f, sort=sort, order=order, limit=limit, offset=offset
+            self.tenant_id, [space], f, sort=sort, order=order, limit=limit, offset=offset
         )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
@@ -296,6 +305,8 @@ class MemoryService:
         category: str | Category | None = None,
         memory_type: str | MemoryType | None = None,
         session_id: str | None = None,
+        exclude_session: str | None = None,
+        include_tool_output: bool = False,
         created_after: datetime | str | None = None,
         created_before: datetime | str | None = None,
         as_of: datetime | str | None = None,
@@ -313,6 +324,10 @@ class MemoryService:
         ``spaces`` is ``"all"`` (the default: every space the tenant belongs
         to), or space ids, comma-separated or as a list; each space is searched
         on its own and the results merged by the space weights.
+
+        ``exclude_session`` names the conversation the search recalls for: its
+        turns are in the agent's context already and are left out. Turns that
+        are tool output are found only with ``include_tool_output``.
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query parameter 'q' is required")
@@ -326,6 +341,8 @@ class MemoryService:
             source=source or None,
             agent_id=agent_id or None,
             session_id=session_id,
+            not_session_id=exclude_session or None,
+            without_tool_output=not include_tool_output,
             category=[parse_enum(Category, category)] if category else None,
             memory_type=[parse_enum(MemoryType, memory_type)] if memory_type else None,
             created_after=check_time("created_after", created_after),
@@ -363,11 +380,13 @@ class MemoryService:
         dates: datetime | Sequence[datetime | None] | None = None,
         tags: Any = None,
         source: str | None = None,
+        defer_embedding: bool = False,
     ) -> IngestResult:
         """Store messages durably and make each turn searchable (the fast path).
 
         ``mode="smart"`` also queues the slow path that distils them (see
-        :mod:`memoryd.ingest.capture`).
+        :mod:`memoryd.ingest.capture`). ``defer_embedding`` returns once the
+        turns are durable; their vectors follow from the engine's embed queue.
         """
         return capture(
             self,
@@ -378,6 +397,7 @@ class MemoryService:
             dates=dates,
             tags=tags,
             source=source,
+            defer_embedding=defer_embedding,
         )
 
     def start_worker(self) -> TaskWorker:
@@ -435,6 +455,18 @@ class MemoryService:
 
     def session_messages(self, session_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.session_messages(self.tenant_id, self.space_id, session_id)
+
+    def sessions(
+        self, limit: int = DEFAULT_LIMIT, offset: int = 0
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The stored conversations, latest first (id, agent, turns, first and last time)."""
+        check_int("limit", limit, 1, MAX_LIMIT)
+        check_int("offset", offset, 0, MAX_OFFSET)
+        return self.store.list_sessions(self.tenant_id, self.space_id, limit, offset)
+
+    def session_tasks(self, session_id: str) -> list[dict[str, Any]]:
+        """What ingest did with a conversation: each task's counts, decisions and errors."""
+        return [self.task(t) for t in self.store.session_task_ids(self.tenant_id, session_id)]
 
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:

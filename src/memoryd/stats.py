@@ -53,6 +53,11 @@ class Stats(TenantScope):
         timeline: dict[str, dict[str, int]] = defaultdict(dict)
         for day, kind, n in self.store.daily_counts(self.me, spaces, to_us(since) or 0):
             timeline[day][kind] = n
+        categories: dict[str, dict[str, int]] = defaultdict(dict)
+        for day, category, n in self.store.daily_counts(
+            self.me, spaces, to_us(since) or 0, by="category"
+        ):
+            categories[day][category] = n
         groups = {
             "by_type": "memory_type",
             "by_category": "category",
@@ -70,7 +75,12 @@ class Stats(TenantScope):
                 for key, col in groups.items()
             },
             "timeline": [
-                {"date": day, "count": sum(kinds.values()), "by_type": kinds}
+                {
+                    "date": day,
+                    "count": sum(kinds.values()),
+                    "by_type": kinds,
+                    "by_category": categories[day],
+                }
                 for day, kinds in timeline.items()
             ],
             "avg_importance": totals["avg_importance"],

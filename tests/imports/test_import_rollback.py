@@ -27,18 +27,20 @@ def snapshot(server: RunningServer, tenant: TenantClient) -> dict[str, Any]:
     """Every row the tenant's memories consist of, read from the SQLite file itself."""
     server.service.engine.background.submit(lambda: None).result()  # recall counts landed
     with sqlite3.connect(server.home / DB_FILENAME) as conn:
-        memories = conn.execute(
+        cursor = conn.execute(
             "SELECT * FROM memories WHERE tenant_id = ? ORDER BY id", (tenant.id,)
-        ).fetchall()
+        )
+        seq = [c[0] for c in cursor.description].index("seq")
+        memories = [row[:seq] + row[seq + 1 :] for row in cursor.fetchall()]
         history = conn.execute(
             "SELECT * FROM memory_history WHERE tenant_id = ? ORDER BY id", (tenant.id,)
         ).fetchall()
         messages = conn.execute(
             "SELECT * FROM session_messages WHERE tenant_id = ? ORDER BY id", (tenant.id,)
         ).fetchall()
-    # the last column, seq, is the store's change counter: it moves on, whatever changes back
+    # seq is the store's change counter: it moves on, whatever changes back
     return {
-        "memories": [row[:-1] for row in memories],
+        "memories": memories,
         "history": history,
         "messages": messages,
     }

@@ -50,16 +50,16 @@ def month(n: int) -> datetime:
 def seed(svc: MemoryService, said: str, when: datetime, *, rules: bool = True) -> Memory:
     """A memory as an older store or an import left it: distilled, never reconciled."""
     facts = facts_from_rules([("user", said)]) if rules else []
-    content, category, tags = said, Category.ENTITIES, []
+    content, category, marks = said, Category.ENTITIES, []
     if facts:
-        content, category, tags = facts[0].content, facts[0].category, facts[0].slot_tags()
+        content, category, marks = facts[0].content, facts[0].category, facts[0].slot_marks()
     memory = build_direct_memory(
         content,
         tenant_id=svc.tenant_id,
         space_id=svc.space_id,
         memory_type=MemoryType.INSIGHT,
         category=category,
-        tags=tags,
+        marks=marks,
         valid_from=when,
         l1_overview=said,
     )

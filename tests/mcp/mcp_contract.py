@@ -20,6 +20,14 @@ MISSING_ID = "00000000-0000-4000-8000-000000000000"
 STRING, INTEGER, ARRAY = "string", "integer", "array"
 # tool: ({property: type}, required)
 EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
+    "lcm_grep": (
+        {"conversation_id": STRING, "query": STRING, "limit": "number"},
+        {"conversation_id", "query"},
+    ),
+    "lcm_expand_query": (
+        {"conversation_id": STRING, "summary_id": STRING, "query": STRING},
+        {"conversation_id"},
+    ),
     "memory_store": ({"content": STRING, "tags": ARRAY, "source": STRING}, {"content"}),
     "memory_search": (
         {"query": STRING, "limit": INTEGER, "scope": STRING, "tags": ARRAY},
@@ -59,6 +67,8 @@ EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
         {"agent_id", "session_id", "events"},
     ),
     "session_restore": ({"agent_id": STRING, "project": STRING}, {"agent_id"}),
+    # OmniRoute's clear, under memoryd's name
+    "memory_clear": ({"type": STRING, "olderThan": STRING, "all": "boolean"}, set()),
 }
 
 
@@ -131,6 +141,9 @@ FAILURES: dict[str, tuple[str, dict[str, Any], str]] = {
         {"name": "n", "space_type": "personal"},
         "space_type: 'personal' is not",
     ),
+    "clear-nothing-named": ("memory_clear", {}, "name a type or olderThan"),
+    "clear-unknown-type": ("memory_clear", {"type": "spatial"}, "type: 'spatial' is not one of"),
+    "clear-bad-time": ("memory_clear", {"olderThan": "last week"}, "olderThan must be"),
     "add-member-unknown-role": (
         "space_add_member",
         {"space_id": "s", "user_id": "u", "role": "owner"},
@@ -171,6 +184,7 @@ class McpContract:
         assert member["properties"]["role"]["enum"] == ["admin", "member", "reader"]
         assert tools["memory_forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
         assert tools["memory_search"].annotations.read_only_hint is True  # type: ignore[union-attr]
+        assert tools["memory_clear"].annotations.destructive_hint is True  # type: ignore[union-attr]
 
     def test_session_checkpoint_and_restore(self, client: McpClient) -> None:
         agent = unique("mcp-agent").replace(" ", "")
@@ -305,3 +319,12 @@ class McpContract:
         resources = client.portal.call(client.session.list_resources).resources
         assert [(r.uri, r.mime_type) for r in resources] == [("omem://profile", "application/json")]
         assert client.ok("memory_list")["limit"] == 20
+
+    def test_clear_by_type_and_age(self, client: McpClient) -> None:
+        """Last in the class: it deletes the factual memories the module's tests stored."""
+        stored = client.ok("memory_store", content=unique("The user prefers tabs"))
+        assert client.ok("memory_clear", type="episodic", olderThan="2000-01-01") == {"deleted": 0}
+        assert client.ok("memory_get", id=stored["id"])["content"] == stored["content"]
+        later = "2999-01-01T00:00:00Z"
+        assert client.ok("memory_clear", type="factual", olderThan=later)["deleted"] >= 1
+        assert client.ok("memory_get", id=stored["id"])["state"] == "deleted"

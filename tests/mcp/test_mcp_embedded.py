@@ -11,6 +11,7 @@ import pytest
 from mcp_contract import McpContract, unique
 from mcp_harness import McpClient, connect, mcp_env
 
+from memoryd.context import ContextEngine
 from memoryd.service import MemoryService
 
 OTHER_USER = "teammate"
@@ -48,6 +49,28 @@ class TestEmbedded(McpContract):
             assert local.get(stored["id"]).content == stored["content"]
         stats = client.ok("memory_stats")
         assert stats["home"] == str(home)
+
+    def test_lcm_tools_reach_a_compacted_conversation(
+        self, home_and_client: tuple[Path, McpClient]
+    ) -> None:
+        home, client = home_and_client
+        conversation = unique("mcp-conversation")
+        with MemoryService(home) as local:
+            engine = ContextEngine(local)
+            engine.ingest_batch(
+                conversation,
+                [
+                    {"role": "user", "content": f"Note {i}: the invoice number is INV-{4000 + i}."}
+                    for i in range(40)
+                ],
+            )
+            summary = engine.compact(conversation).made[0].id
+        hits = client.ok("lcm_grep", conversation_id=conversation, query="INV-4002")
+        assert hits["hits"][0]["snippet"].startswith("Note 2")
+        expanded = client.ok("lcm_expand_query", conversation_id=conversation, summary_id=summary)
+        assert expanded["messages"][0]["content"] == "Note 0: the invoice number is INV-4000."
+        missing = client.call("lcm_grep", conversation_id="no-such-conversation", query="x")
+        assert missing.is_error
 
 
 def test_an_unknown_transport_is_refused(tmp_path: Path) -> None:

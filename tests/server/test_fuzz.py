@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from server_harness import RunningServer
 
 EXPORT_PATH = "/v1/export"
+# the memory proxy's routes answer errors in the format of the API they speak (docs/proxy.md)
+OPENAI_ERROR_PATHS = ("/v1/chat/completions", "/v1/models")
+ANTHROPIC_ERROR_PATHS = ("/v1/messages",)
 NDJSON = "application/x-ndjson"
 # POST /v1/import takes JSON Lines: the generated strings go on the wire as UTF-8 text
 schemathesis.serializer.alias(NDJSON, "text/plain")
@@ -77,6 +80,16 @@ def body_problem(response: httpx.Response | Response, path: str) -> str | None:
     if status < 400:
         return None
     error = body.get("error") if isinstance(body, dict) else None
+    if path in OPENAI_ERROR_PATHS + ANTHROPIC_ERROR_PATHS:
+        anthropic = path in ANTHROPIC_ERROR_PATHS
+        if (
+            not isinstance(error, dict)
+            or not isinstance(error.get("message"), str)
+            or not isinstance(error.get("type"), str)
+            or (anthropic and body.get("type") != "error")
+        ):
+            return f"{status} without the {'Anthropic' if anthropic else 'OpenAI'} error: {body!r}"
+        return None
     if (
         not isinstance(error, dict)
         or set(error) != {"code", "message"}

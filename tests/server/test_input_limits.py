@@ -50,7 +50,7 @@ def test_a_thousand_tags_in_a_filter_is_a_400_on_search_list_and_batch_delete(
     many = [f"t{i}" for i in range(1000)]
     words = f"at most {MAX_FILTER_TAGS} tags"
     _error(
-        alice.http.get("/v1/memories/search", params={"q": "note", "tags": ",".join(many)}),
+        alice.http.get("/v1/memories/search", params={"q": "note", "filter_tags": ",".join(many)}),
         400,
         "validation_error",
         words,

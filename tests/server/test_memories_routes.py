@@ -143,9 +143,12 @@ def test_search_options_and_errors(alice: TenantClient) -> None:
     stages = body["trace"]["stages"]
     assert len(stages) == 12 and body["trace"]["final_count"] == len(body["results"])
     assert "trace" not in alice.http.get("/v1/memories/search", params={"q": "coffee"}).json()
-    for params in ({"tags": "family"}, {"source": "mail"}, {"category": "entities"}):
+    for params in ({"filter_tags": "family"}, {"source": "mail"}, {"category": "entities"}):
         found = alice.http.get("/v1/memories/search", params={"q": "coffee", **params}).json()
         assert coffee["id"] not in [x["memory"]["id"] for x in found["results"]], params
+    # ``tags`` itself is ignored on search, as in ourmem (§4.5)
+    ignored = alice.http.get("/v1/memories/search", params={"q": "coffee", "tags": "family"})
+    assert ignored.json()["results"][0]["memory"]["id"] == coffee["id"]
     _error(alice.http.get("/v1/memories/search"), 400, "validation_error", "q")
     _error(alice.http.get("/v1/memories/search", params={"q": ""}), 400, "validation_error", "'q'")
     _error(

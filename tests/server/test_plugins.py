@@ -28,7 +28,7 @@ id content l0_abstract l1_overview l2_content category memory_type state tier im
 confidence access_count tags scope agent_id session_id tenant_id source relations
 superseded_by invalidated_at created_at updated_at last_accessed_at space_id visibility
 owner_agent_id provenance version
-valid_from valid_to expires_at key
+valid_from valid_to expires_at key marks
 """
 MEMORY_KEYS = WIRE_ORDER.split()
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
@@ -161,7 +161,8 @@ def test_claude_code_stop_and_precompact_capture(
 
     pre = {**stop_body, "messages": clip[-15:], "tags": ["pre-compact", "claude-code"]}
     compact = cc.call("POST", "/v1/memories", pre, expect=202)
-    assert compact["stored_count"] == 15 and compact["task_id"] != stop["task_id"]
+    # no session id: the 10 turns the Stop hook sent already are repeats, 5 are new
+    assert compact["stored_count"] == 5 and compact["task_id"] != stop["task_id"]
 
     # the captured turns carry the hook's tags and source
     auto = cc.call(
@@ -169,7 +170,7 @@ def test_claude_code_stop_and_precompact_capture(
     )
     assert auto["total_count"] == 10 and len(auto["memories"]) == 10
     both = cc.call("GET", "/v1/memories", memory_type="session", tags="claude-code", limit=100)
-    assert both["total_count"] == 25
+    assert both["total_count"] == 15
     for m in both["memories"]:
         assert m["source"] == "claude-code" and m["memory_type"] == "session"
         assert "claude-code" in m["tags"] and ("auto-captured" in m["tags"]) != (
@@ -177,13 +178,13 @@ def test_claude_code_stop_and_precompact_capture(
         )
     assert max(len(m["content"]) for m in both["memories"]) <= 2000 + len("assistant: ")
 
-    # searchable, and filterable by the tags and source the hooks sent
+    # searchable, and filterable by the tags (memoryd's filter_tags) and source the hooks sent
     hits = cc.call(
         "GET",
         "/v1/memories/search",
         q="zanzibar",
         limit=10,
-        tags="pre-compact,claude-code",
+        filter_tags="pre-compact,claude-code",
         source="claude-code",
     )
     assert hits["results"]
@@ -231,8 +232,13 @@ def test_mcp_tools_and_profile_resource(
     assert {r["memory"]["id"] for r in scoped["results"]} >= {ab["id"], only_a["id"]}
     none = mcp.call("GET", "/v1/memories/search", q="database Postgres", limit=10, scope="team-x")
     assert none["results"] == []
+    # tags on search are ignored, as upstream (§4.5); memoryd's own filter is filter_tags
     tagged = mcp.call("GET", "/v1/memories/search", q="database Postgres", limit=10, tags="a,b")
-    assert [r["memory"]["id"] for r in tagged["results"]] == [ab["id"]]
+    assert {r["memory"]["id"] for r in tagged["results"]} >= {ab["id"], only_a["id"]}
+    both = mcp.call(
+        "GET", "/v1/memories/search", q="database Postgres", limit=10, filter_tags="a,b"
+    )
+    assert [r["memory"]["id"] for r in both["results"]] == [ab["id"]]
 
     # memory_get, memory_update (with and without tags), memory_list
     got = mcp.call("GET", f"/v1/memories/{ab['id']}")
@@ -388,25 +394,26 @@ def test_opencode_container_tags(server: RunningServer, alice: TenantClient) -> 
     untagged = store("Builds must pass lint before merge", [])
     assert mine["tags"] == [user, project, "build"]
 
-    # chat.system.transform: first user message, the two container tags, then the profile
+    # chat.system.transform: first user message, the two container tags, then the profile.
+    # The tags do not narrow the search (§4.5): the other project's and untagged memories
+    # are the user's too
     container = f"{user},{project}"
     first = code.call(
         "GET", "/v1/memories/search", q="how does the app build", limit=10, tags=container
     )
     ids = [r["memory"]["id"] for r in first["results"]]
-    assert ids == [mine["id"]], (ids, elsewhere["id"], untagged["id"])
+    assert ids[0] == mine["id"] and elsewhere["id"] in ids, (ids, untagged["id"])
     for r in first["results"]:
         m = r["memory"]
-        assert {user, project} <= set(m["tags"])
         assert m["category"] and m["created_at"] and m["content"]
         assert isinstance(r["score"], float)
     assert isinstance(code.call("GET", "/v1/profile")["static_facts"], list)
 
     # session.compacting: q="*" with the container tags
     compacting = code.call("GET", "/v1/memories/search", q="*", limit=20, tags=container)
-    assert all({user, project} <= set(r["memory"]["tags"]) for r in compacting["results"])
-    # the user tag alone matches both of the user's projects
-    both = code.call("GET", "/v1/memories/search", q="app builds", limit=10, tags=user)
+    assert isinstance(compacting["results"], list)
+    # memoryd's own filter narrows: the user tag alone matches both of the user's projects
+    both = code.call("GET", "/v1/memories/search", q="app builds", limit=10, filter_tags=user)
     assert {r["memory"]["id"] for r in both["results"]} == {mine["id"], elsewhere["id"]}
 
 

@@ -45,6 +45,7 @@ def test_overview(alice: TenantClient) -> None:
     assert stats["by_space"] == {f"personal/{alice.id}": 3, team["id"]: 1}
     assert stats["by_agent"] == {"agent-a": 2, "": 2}
     assert stats["timeline"][0]["count"] == 4 and len(stats["timeline"]) == 1
+    assert stats["timeline"][0]["by_category"] == stats["by_category"]  # all made today
     # the greeting turn carries nothing to remember: importance 0
     assert stats["avg_importance"] == round((0.8 * 2 + 0.5 + 0.0) / 4, 4)
     assert {"by_tier", "by_state", "by_visibility", "avg_confidence", "total_access_count"} <= set(

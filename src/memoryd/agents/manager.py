@@ -43,7 +43,7 @@ from memoryd.agents.reflect import Reflection, reflect
 from memoryd.agents.settings import AgentMemorySettings, load_agent_settings, profile_home
 from memoryd.embed import Embedder
 from memoryd.errors import MemorydError, ValidationError
-from memoryd.inject import Recalled, render_context
+from memoryd.inject import MAX_CONTEXT_CHARS, Recalled, render_context
 from memoryd.llm import LLMClient
 
 log = logging.getLogger(__name__)
@@ -150,7 +150,11 @@ class MemoryManager:
             return ""
         shown = [Recalled(h.content, h.category, h.created_at, h.id) for h in hits]
         cap = self.settings.max_prompt_chars
-        return render_context(shown, budget_tokens=cap * TOKENS_PER_CHAR_BOUND, max_chars=cap)
+        return render_context(
+            shown,
+            budget_tokens=cap * TOKENS_PER_CHAR_BOUND,
+            max_chars=min(cap, MAX_CONTEXT_CHARS),
+        )
 
     def queue_prefetch(self, query: str, session_id: str | None = None) -> None:
         """Start the recall for ``query`` now; the next ``prefetch`` of it takes the result."""

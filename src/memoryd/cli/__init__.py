@@ -6,6 +6,7 @@ from memoryd.cli import memories as _memories  # noqa: F401  (add, search, list,
 # isort: split
 from memoryd.cli import checkpoint as _checkpoint  # noqa: F401  (checkpoint)
 from memoryd.cli import consolidate as _consolidate  # noqa: F401  (consolidate)
+from memoryd.cli import context as _context  # noqa: F401  (context)
 from memoryd.cli import data as _data  # noqa: F401  (export, import, reindex, ingest, task)
 from memoryd.cli import hook as _hook  # noqa: F401  (profile; hook)
 from memoryd.cli import import_file as _import_file  # noqa: F401  (import-file, imports)

@@ -47,7 +47,9 @@ class HookBackend(Protocol):
 
     def recent(self, limit: int) -> list[MemoryRecord]: ...
 
-    def search(self, query: str, limit: int) -> list[ScoredMemory]: ...
+    def search(
+        self, query: str, limit: int, exclude_session: str | None = None
+    ) -> list[ScoredMemory]: ...
 
     def remember(self, content: str, *, tags: list[str], key: str) -> MemoryRecord: ...
 
@@ -84,8 +86,10 @@ class EmbeddedBackend:
     def recent(self, limit: int) -> list[MemoryRecord]:
         return self.memory.list(limit=limit, state="active")  # archived ones are not recalled
 
-    def search(self, query: str, limit: int) -> list[ScoredMemory]:
-        return self.memory.search(query, limit=limit)
+    def search(
+        self, query: str, limit: int, exclude_session: str | None = None
+    ) -> list[ScoredMemory]:
+        return self.memory.search(query, limit=limit, exclude_session=exclude_session)
 
     def remember(self, content: str, *, tags: list[str], key: str) -> MemoryRecord:
         return self.memory.add(content, tags=tags, source=SOURCE, key=key)
@@ -164,8 +168,12 @@ class RemoteBackend:
     def recent(self, limit: int) -> list[MemoryRecord]:
         return self._reach(lambda: self.remote.list(limit=limit, offset=0, state="active"))
 
-    def search(self, query: str, limit: int) -> list[ScoredMemory]:
-        return self._reach(lambda: self.remote.search(query, limit=limit))
+    def search(
+        self, query: str, limit: int, exclude_session: str | None = None
+    ) -> list[ScoredMemory]:
+        return self._reach(
+            lambda: self.remote.search(query, limit=limit, exclude_session=exclude_session)
+        )
 
     def remember(self, content: str, *, tags: list[str], key: str) -> MemoryRecord:
         return self._reach(lambda: self.remote.add(content, tags=tags, source=SOURCE, key=key))

@@ -43,7 +43,9 @@ def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) ->
     request = remember_request(prompt)
     # recall first, with what the prompt asks about: a note saved from this very prompt
     # would top the search and push everything else under the relative floor
-    found = _recall(prompt, request is not None, backend)
+    session = payload.get("session_id")
+    current = session if isinstance(session, str) and session else None
+    found = _recall(prompt, request is not None, backend, current)
     notes: list[str] = []
     saved: list[MemoryRecord] = []
     if request is not None:
@@ -59,13 +61,11 @@ def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) ->
             notes.append(SAVED_NOTE + " | ".join(f'"{s}"' for s in shown))
         if request.bare:
             notes.append(BARE_NOTE)
-    session = payload.get("session_id")
     skip = {m.id for m in saved}
     results = [
         r
         for r in found
         if r.memory.id not in skip
-        and not (session and r.memory.session_id == session)
         and (r.similarity is None or r.similarity >= config.min_similarity)
     ]
     # the notes are part of what the prompt costs: the recall gets what they leave
@@ -82,8 +82,15 @@ def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) ->
     return HookResult(context_output(EVENT, context))
 
 
-def _recall(prompt: str, asks_to_remember: bool, backend: HookBackend) -> list[ScoredMemory]:
-    """Memories for the prompt, searched with the rest of it when it also asks to remember."""
+def _recall(
+    prompt: str, asks_to_remember: bool, backend: HookBackend, session: str | None
+) -> list[ScoredMemory]:
+    """Memories for the prompt, searched with the rest of it when it also asks to remember.
+
+    The turns of ``session`` (this conversation) are left out by the search
+    itself: they are in the context already, and would take the places of
+    older memories in the results.
+    """
     text = prompt.strip()
     if asks_to_remember:
         rest = rest_of_prompt(text)
@@ -92,7 +99,9 @@ def _recall(prompt: str, asks_to_remember: bool, backend: HookBackend) -> list[S
     if not query or len(query) < MIN_QUERY_CHARS:
         return []
     empty: list[ScoredMemory] = []
-    return attempt("search", lambda: backend.search(query[:MAX_QUERY_CHARS], SEARCH_LIMIT), empty)
+    return attempt(
+        "search", lambda: backend.search(query[:MAX_QUERY_CHARS], SEARCH_LIMIT, session), empty
+    )
 
 
 def _remember(backend: HookBackend, fact: str) -> MemoryRecord | None:

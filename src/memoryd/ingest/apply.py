@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.ingest.conversation import context_of, spoken_by_user
 from memoryd.ingest.reconcile import (
-    SLOT_TAG_PREFIX,
+    SLOT_MARK_PREFIX,
     SUPPORT_CONFIDENCE_STEP,
-    VALUE_TAG_PREFIX,
     Decision,
     Fact,
     merged_text,
@@ -45,20 +44,24 @@ CREATING = {
 }
 # the turns of one conversation read back to find those that said a superseded value
 MAX_SESSION_TURNS = 1000
-_SLOT_TAGS = (SLOT_TAG_PREFIX, VALUE_TAG_PREFIX, "polarity:")
 
 
-def fact_tags(fact: Fact, payload: dict[str, Any], slot: str | None = None) -> list[str]:
-    """The tags a fact's memory carries: its own, the request's, and its slot's.
+def fact_tags(fact: Fact, payload: dict[str, Any]) -> list[str]:
+    """The tags a fact's memory carries: its own (a topic) and the request's."""
+    return list(dict.fromkeys([*fact.tags, *(payload.get("tags") or [])]))
+
+
+def fact_marks(fact: Fact, slot: str | None = None) -> list[str]:
+    """The marks a fact's memory carries: its slot, value and polarity.
 
     ``slot`` replaces the fact's own where a change named the memory it
     replaces in another slot ("stopped using Todoist and moved everything to
     Notion": Notion takes the slot Todoist held).
     """
-    own = fact.slot_tags()
+    own = fact.slot_marks()
     if slot is not None and fact.slot != slot:
-        own = [SLOT_TAG_PREFIX + slot] + [t for t in own if not t.startswith(SLOT_TAG_PREFIX)]
-    return list(dict.fromkeys([*fact.tags, *(payload.get("tags") or []), *own]))
+        own = [SLOT_MARK_PREFIX + slot] + [t for t in own if not t.startswith(SLOT_MARK_PREFIX)]
+    return own
 
 
 def _start(memory: Memory) -> datetime:
@@ -77,18 +80,20 @@ def apply_decision(
         return None
     if decision is Decision.MERGE and target is not None:
         merged = verdict.merged_content or merged_text(target.content, fact.content)
-        has_slot = any(t.startswith(SLOT_TAG_PREFIX) for t in target.tags)
-        added = [t for t in fact_tags(fact, payload) if not (has_slot and t.startswith(_SLOT_TAGS))]
+        # a target with a slot keeps it: the merged words still fill that slot
+        has_slot = any(t.startswith(SLOT_MARK_PREFIX) for t in target.marks)
+        marks = target.marks if has_slot else [*target.marks, *fact_marks(fact)]
         svc.update(
             target.id,
             content=merged,
-            tags=list(dict.fromkeys([*target.tags, *added])),
+            tags=list(dict.fromkeys([*target.tags, *fact_tags(fact, payload)])),
+            marks=list(dict.fromkeys(marks)),
             l0_abstract=merged[:MAX_L0_CHARS],
         )
         return None
     if decision is Decision.SUPERSEDE and target is not None:
         return _supersede(svc, verdict, fact, target, payload)
-    created = _create(svc, verdict, fact, payload, fact_tags(fact, payload))
+    created = _create(svc, verdict, fact, payload, fact_marks(fact))
     if target is not None and decision is Decision.CONTRADICT:
         back = Relation(relation_type=RelationType.CONTRADICTS, target_id=created.id)
         svc.update(target.id, relations=[*target.relations, back])
@@ -100,7 +105,7 @@ def _create(
     verdict: Verdict,
     fact: Fact,
     payload: dict[str, Any],
-    tags: list[str],
+    marks: list[str],
     relations: list[Relation] | None = None,
 ) -> Memory:
     relation = CREATING.get(verdict.decision)
@@ -114,7 +119,8 @@ def _create(
         fact.content,
         memory_type=MemoryType.INSIGHT,
         category=fact.category,
-        tags=tags,
+        tags=fact_tags(fact, payload),
+        marks=marks,
         source=payload.get("source") or SMART_SOURCE,
         agent_id=payload.get("agent_id"),
         session_id=payload.get("session_id"),
@@ -135,15 +141,15 @@ def _supersede(
 ) -> Memory:
     """The new value replaces the target, or, said before it, becomes its history."""
     slot = slot_value(target)[0] if fact.old_value is not None else None
-    tags = fact_tags(fact, payload, slot)
+    marks = fact_marks(fact, slot)
     if fact.valid_from is not None and fact.valid_from < _start(target):
         # said before the value it would replace: history, already superseded by it
-        created = _create(svc, verdict, fact, payload, tags, relations=[])
+        created = _create(svc, verdict, fact, payload, marks, relations=[])
         svc.update(
             created.id, invalidated_at=utcnow(), superseded_by=target.id, valid_to=_start(target)
         )
         return created
-    created = _create(svc, verdict, fact, payload, tags)
+    created = _create(svc, verdict, fact, payload, marks)
     retire(svc, target, created, fact.valid_from)
     return created
 

@@ -77,7 +77,7 @@ def _start(memory: Memory) -> datetime:
 
 
 def fact_of(memory: Memory) -> Fact:
-    """A stored memory as the reconciler takes a new fact: its slot from its tags (or its
+    """A stored memory as the reconciler takes a new fact: its slot from its marks (or its
     words), and what its sentence says about change, read again by the rules."""
     slot, value, negative = slot_value(memory)
     fact = Fact(

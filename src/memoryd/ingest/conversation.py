@@ -21,7 +21,16 @@ from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_time
 from memoryd.ingest.noise import says_nothing
 from memoryd.ingest.privacy import redact
 from memoryd.ingest.rule_tables import USER_ROLES
-from memoryd.models import Category, Memory, MemoryType, Message, Tier, to_utc, utcnow
+from memoryd.models import (
+    TOOL_OUTPUT_MARK,
+    Category,
+    Memory,
+    MemoryType,
+    Message,
+    Tier,
+    to_utc,
+    utcnow,
+)
 
 MAX_MESSAGES = 10_000
 CONTEXT_CHARS = 200
@@ -32,6 +41,19 @@ CONTENTLESS_IMPORTANCE = 0.0
 # roles that name a part in the exchange, not a person
 GENERIC_ROLES = frozenset(("user", "assistant", "system", "tool", "human", "ai", "developer"))
 SESSION_SOURCE = "conversation"
+# roles of a tool's output (OpenAI "tool", OpenClaw "toolResult", Anthropic "tool_result",
+# the older "function"): kept verbatim, never embedded, left out of search unless asked
+TOOL_ROLES = frozenset(("tool", "toolresult", "tool_result", "tool-result", "function", "ipython"))
+
+
+def is_tool_role(role: str) -> bool:
+    """A turn that is a tool's output, not something a person or the assistant said.
+
+    A restaurant search result mentions food and allergies more often than the
+    user ever does; ranked with what the user said, it would answer "what is
+    my partner allergic to" before the user's own words.
+    """
+    return role.strip().lower() in TOOL_ROLES
 
 
 @dataclass
@@ -202,6 +224,7 @@ def turn_memory(
         tier=Tier.PERIPHERAL,
         importance=CONTENTLESS_IMPORTANCE if nothing else TURN_IMPORTANCE,
         tags=tags,
+        marks=[TOOL_OUTPUT_MARK] if is_tool_role(turn.role) else [],
         source=source or SESSION_SOURCE,
         agent_id=agent_id,
         owner_agent_id=agent_id or "",

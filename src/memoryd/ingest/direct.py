@@ -61,7 +61,10 @@ def check_content(content: Any) -> str:
         raise ValidationError(f"content is longer than {MAX_CONTENT_CHARS} characters")
     public = redact(content)
     if public is None:
-        raise ValidationError("content is entirely <private>: nothing to remember")
+        raise ValidationError(
+            "content is entirely <private> or recalled context (a block such as "
+            "<memoryd-context> or <omem-context>): nothing to remember"
+        )
     return public
 
 
@@ -117,13 +120,13 @@ def check_unit(name: str, value: float | None, default: float) -> float:
     return float(value)
 
 
-def check_tags(tags: Any) -> list[str]:
+def check_tags(tags: Any, name: str = "tags") -> list[str]:
     if tags is None:
         return []
     if isinstance(tags, str):
         tags = [t for t in tags.split(",")]
     if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
-        raise ValidationError("tags must be a list of strings")
+        raise ValidationError(f"{name} must be a list of strings")
     return [t.strip() for t in tags if t.strip()]
 
 
@@ -136,6 +139,7 @@ def build_direct_memory(
     memory_type: MemoryType | str | None = None,
     tier: Tier | str | None = None,
     tags: Any = None,
+    marks: list[str] | None = None,
     source: str | None = None,
     scope: str | None = None,
     agent_id: str | None = None,
@@ -171,6 +175,7 @@ def build_direct_memory(
             importance=check_unit("importance", importance, 0.5),
             confidence=check_unit("confidence", confidence, 0.5),
             tags=check_tags(tags),
+            marks=check_tags(marks, "marks"),
             source=source or None,
             scope=scope or "global",
             agent_id=agent_id or None,
@@ -225,8 +230,8 @@ def parse_changes(fields: dict[str, Any]) -> dict[str, Any]:
             changes["content"] = changes["l2_content"] = check_content(value)
         elif name in enums:
             changes[name] = parse_enum(enums[name], value)
-        elif name == "tags":
-            changes["tags"] = check_tags(value)
+        elif name in ("tags", "marks"):
+            changes[name] = check_tags(value, name)
         elif name in ("importance", "confidence"):
             changes[name] = check_unit(name, value, 0.5)
         elif name in TIME_FIELDS:

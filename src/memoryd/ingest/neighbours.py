@@ -22,7 +22,7 @@ from memoryd.ingest.reconcile import (
     MAX_EXISTING,
     MAX_PER_FACT,
     MIN_SIMILARITY,
-    SLOT_TAG_PREFIX,
+    SLOT_MARK_PREFIX,
     Candidate,
     Fact,
     slot_value,
@@ -36,12 +36,12 @@ if TYPE_CHECKING:
 EXTRACTED_TYPES = (MemoryType.INSIGHT, MemoryType.PINNED)
 
 
-def slot_tags(slot: str) -> list[str]:
-    """The tags a memory of this slot may carry (both families of a thing's topic)."""
+def slot_marks(slot: str) -> list[str]:
+    """The marks a memory of this slot may carry (both families of a thing's topic)."""
     family, _, topic = slot.partition(":")
     if family in slots.THING_FAMILIES and topic:
-        return [f"{SLOT_TAG_PREFIX}{f}:{topic}" for f in sorted(slots.THING_FAMILIES)]
-    return [SLOT_TAG_PREFIX + slot]
+        return [f"{SLOT_MARK_PREFIX}{f}:{topic}" for f in sorted(slots.THING_FAMILIES)]
+    return [SLOT_MARK_PREFIX + slot]
 
 
 def existing_for(
@@ -56,11 +56,11 @@ def existing_for(
         rowids += [r for r, _ in store.bm25_search(tenant, space, fact.old_value, 3, live)]
     found = list(store.by_rowids(list(dict.fromkeys(rowids))).values())
     same_slot: list[Memory] = []
-    for tag in slot_tags(fact.slot) if fact.slot else []:
+    for mark in slot_marks(fact.slot) if fact.slot else []:
         rows, _ = store.list_memories(
             tenant,
             [space],
-            MemoryFilter(tags=[tag], live_at=utcnow(), memory_type=list(EXTRACTED_TYPES)),
+            MemoryFilter(marks=[mark], live_at=utcnow(), memory_type=list(EXTRACTED_TYPES)),
             limit=MAX_PER_FACT,
         )
         same_slot += rows

@@ -35,9 +35,9 @@ MIN_SIMILARITY = 0.3
 DUPLICATE_SIMILARITY = 0.95
 SUPPORT_SIMILARITY = 0.88
 SUPPORT_CONFIDENCE_STEP = 0.1
-SLOT_TAG_PREFIX = "slot:"
-VALUE_TAG_PREFIX = "value:"
-NEGATIVE_TAG = "polarity:negative"
+SLOT_MARK_PREFIX = "slot:"
+VALUE_MARK_PREFIX = "value:"
+NEGATIVE_MARK = "polarity:negative"
 
 # a contradiction in these categories is a change of value over time
 SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
@@ -110,19 +110,22 @@ class Fact:
         return slots.of(self)
 
     @property
-    def slot_tag(self) -> str | None:
-        return None if self.slot is None else SLOT_TAG_PREFIX + self.slot
+    def slot_mark(self) -> str | None:
+        return None if self.slot is None else SLOT_MARK_PREFIX + self.slot
 
-    def slot_tags(self) -> list[str]:
-        """How a memory remembers its slot, so later facts can find and compare it."""
+    def slot_marks(self) -> list[str]:
+        """How a memory remembers its slot, so later facts can find and compare it.
+
+        They are marks, not tags: the user never sees them (see ``Memory.marks``).
+        """
         if self.slot is None:
             return []
-        tags = [SLOT_TAG_PREFIX + self.slot]
+        marks = [SLOT_MARK_PREFIX + self.slot]
         if self.value:
-            tags.append(VALUE_TAG_PREFIX + self.value)
+            marks.append(VALUE_MARK_PREFIX + self.value)
         if self.negative:
-            tags.append(NEGATIVE_TAG)
-        return tags
+            marks.append(NEGATIVE_MARK)
+        return marks
 
 
 @dataclass
@@ -136,19 +139,19 @@ class Candidate:
 def slot_value(memory: Memory) -> tuple[str | None, str | None, bool]:
     """The slot a memory fills, its value and whether the value is disliked.
 
-    Distilled memories carry them in their tags. A memory stored directly
+    Distilled memories carry them in their marks. A memory stored directly
     ("I live in Berlin", pinned) has none: its slot is what the rules read in
     its words, so a later change can still find what it changes.
     """
     slot = value = None
-    for tag in memory.tags:
-        if tag.startswith(SLOT_TAG_PREFIX):
-            slot = tag[len(SLOT_TAG_PREFIX) :]
-        elif tag.startswith(VALUE_TAG_PREFIX):
-            value = tag[len(VALUE_TAG_PREFIX) :]
+    for mark in memory.marks:
+        if mark.startswith(SLOT_MARK_PREFIX):
+            slot = mark[len(SLOT_MARK_PREFIX) :]
+        elif mark.startswith(VALUE_MARK_PREFIX):
+            value = mark[len(VALUE_MARK_PREFIX) :]
     if slot is None and memory.memory_type is MemoryType.PINNED:
         return slot_of_text(memory.content)
-    return slot, value, NEGATIVE_TAG in memory.tags
+    return slot, value, NEGATIVE_MARK in memory.marks
 
 
 @lru_cache(maxsize=4096)

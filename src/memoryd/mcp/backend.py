@@ -23,6 +23,7 @@ from memoryd.errors import ValidationError
 from memoryd.imports.service import start_import_worker
 from memoryd.models import wire
 from memoryd.profile import build_profile
+from memoryd.proxy.memory_api import clear_entries
 from memoryd.service import LOCAL_TENANT, MemoryService
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,18 @@ class Backend(ABC):
 
     @abstractmethod
     def checkpoint_restore(self, agent_id: str, project: str | None) -> Json: ...
+
+    @abstractmethod
+    def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
+        """Delete memories by OmniRoute type and age (see memoryd.proxy.memory_api)."""
+
+    @abstractmethod
+    def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json: ...
+
+    @abstractmethod
+    def lcm_expand(
+        self, conversation_id: str, summary_id: str | None, query: str | None
+    ) -> Json: ...
 
     @abstractmethod
     def close(self) -> None:
@@ -163,6 +176,20 @@ class EmbeddedBackend(Backend):
             "limit": limit,
             "offset": 0,
         }
+
+    def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
+        return clear_entries(self.service, memory_type, older_than, everything)
+
+    def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json:
+        from memoryd.context import ContextEngine
+
+        hits = ContextEngine(self.service).grep(conversation_id, query, limit)
+        return {"hits": [h.to_json() for h in hits]}
+
+    def lcm_expand(self, conversation_id: str, summary_id: str | None, query: str | None) -> Json:
+        from memoryd.context import ContextEngine
+
+        return ContextEngine(self.service).expand(conversation_id, summary_id, query)
 
     def ingest(self, messages: list[Json], mode: str, tags: list[str] | None) -> Json:
         result = self.service.ingest(messages, mode=mode, tags=tags)
@@ -237,8 +264,8 @@ class RemoteBackend(Backend):
         params: Json = {"q": query, "limit": limit}
         if scope:
             params["scope"] = scope
-        if tags:
-            params["tags"] = ",".join(tags)
+        if tags:  # memoryd's filter; ``tags`` itself is ignored on search, as in ourmem
+            params["filter_tags"] = ",".join(tags)
         return self._call("GET", "/v1/memories/search", params=params)
 
     def forget(self, memory_id: str) -> Json:
@@ -258,6 +285,14 @@ class RemoteBackend(Backend):
 
     def list_recent(self, limit: int) -> Json:
         return self._call("GET", "/v1/memories", params={"limit": limit, "offset": 0})
+
+    def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
+        body: Json = {"all": everything}
+        if memory_type:
+            body["type"] = memory_type
+        if older_than:
+            body["olderThan"] = older_than
+        return self._call("POST", "/api/memory/clear", json=body)
 
     def ingest(self, messages: list[Json], mode: str, tags: list[str] | None) -> Json:
         body: Json = {"messages": messages, "mode": mode}
@@ -314,6 +349,14 @@ class RemoteBackend(Backend):
         if project is not None:
             params["project"] = project
         return self._call("GET", "/v1/checkpoints/restore", params=params)
+
+    def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json:
+        body: Json = {"query": query, "limit": limit}
+        return self._call("POST", f"/v1/context/{_seg(conversation_id)}/grep", json=body)
+
+    def lcm_expand(self, conversation_id: str, summary_id: str | None, query: str | None) -> Json:
+        body: Json = {"summary_id": summary_id, "query": query}
+        return self._call("POST", f"/v1/context/{_seg(conversation_id)}/expand", json=body)
 
     def close(self) -> None:
         self.remote.close()

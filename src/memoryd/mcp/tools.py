@@ -1,4 +1,6 @@
-"""The MCP tools: the 15 of ``@ourmem/mcp`` (reference §5.2), then memoryd's own.
+"""The MCP tools: the 15 of ``@ourmem/mcp`` (reference §5.2), names and input schemas;
+``memory_clear``, OmniRoute's clear (its search and add are memory_search and
+memory_store); the context engine's two; and session continuity's two.
 
 An agent picks a tool by its description, so each says when to reach for
 it, not only what it does. The schemas are the JSON form of the zod
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 from memoryd.mcp.backend import Backend, Json
 from memoryd.mcp.render import dump, render_list, render_search, titled
+from memoryd.proxy.memory_api import TYPES
 
 DEFAULT_SEARCH_LIMIT = 10
 DEFAULT_LIST_LIMIT = 20
@@ -425,6 +428,73 @@ TOOLS: list[ToolSpec] = [
         ),
         run=lambda b, a: b.checkpoint_restore(a["agent_id"], a.get("project")),
         render=lambda r: str(r.get("text") or "No checkpoint saved for this agent yet."),
+        read_only=True,
+    ),
+    ToolSpec(
+        name="memory_clear",
+        title="Clear Memories",
+        description=(
+            "Delete many memories at once: those of one type (factual: preferences, profile, "
+            "patterns; episodic: events; procedural: cases; semantic: entities), those stored "
+            "before a time, or both. Use it only when the user explicitly asks to wipe a kind "
+            "of memory or everything older than a date; to forget one memory use "
+            "memory_forget. Conversation turns stay. Returns how many were deleted."
+        ),
+        input_schema=_object(
+            {
+                "type": {"type": "string", "enum": list(TYPES), "description": "Memory type"},
+                "olderThan": _string("Delete memories created before this ISO 8601 time"),
+                "all": {
+                    "type": "boolean",
+                    "description": "With no type and no olderThan: delete every memory",
+                },
+            }
+        ),
+        run=lambda b, a: b.clear(a.get("type"), a.get("olderThan"), bool(a.get("all", False))),
+        render=lambda d: f"{d.get('deleted', 0)} memories deleted.",
+        destructive=True,
+    ),
+    ToolSpec(
+        name="lcm_grep",
+        title="Search Compressed Conversation",
+        description=(
+            "Search one conversation's messages and compacted summaries (memoryd's context "
+            "engine) for an exact phrase or keywords. Use it when the context says earlier "
+            "conversation was compressed into summaries and you need an exact detail from it; "
+            "then call lcm_expand_query with a hit's id. Returns snippets with ids."
+        ),
+        input_schema=_object(
+            {
+                "conversation_id": _string("The conversation to search"),
+                "query": _string("The phrase or keywords"),
+                "limit": {"type": "number", "minimum": 1, "maximum": 100},
+            },
+            ["conversation_id", "query"],
+        ),
+        run=lambda b, a: b.lcm_grep(a["conversation_id"], a["query"], int(a.get("limit", 20))),
+        render=titled("Matches"),
+        read_only=True,
+    ),
+    ToolSpec(
+        name="lcm_expand_query",
+        title="Expand Summary",
+        description=(
+            "Expand a compacted summary (by its id) or the best matches of a query back to "
+            "the exact messages beneath, large files included. Use it after lcm_grep, or "
+            "when a summary in the context is too coarse for what the user asks."
+        ),
+        input_schema=_object(
+            {
+                "conversation_id": _string("The conversation"),
+                "summary_id": _string(
+                    "A summary id (or a message id) from the context or lcm_grep"
+                ),
+                "query": _string("Instead of an id: expand the best matches of this query"),
+            },
+            ["conversation_id"],
+        ),
+        run=lambda b, a: b.lcm_expand(a["conversation_id"], a.get("summary_id"), a.get("query")),
+        render=titled("Messages"),
         read_only=True,
     ),
 ]

@@ -216,7 +216,7 @@ class Retriever:
         ranked = [(c.mem, score) for c, score in merged]
         if request.filter.as_of is None:
             ranked = current_first(ranked)
-        kept = ranked[: request.limit]
+        kept = distinct_turns(ranked)[: request.limit]
         similarity = self._similarities(query_vector.result(), [m.id for m, _ in kept])
         results = [
             ScoredMemory(memory=memory, score=round(score, 6), similarity=similarity.get(memory.id))
@@ -230,6 +230,24 @@ class Retriever:
                 total_duration_ms=round((time.perf_counter() - started) * 1000, 3),
             )
         return SearchResponse(results=results, trace=trace)
+
+
+def distinct_turns(ranked: list[tuple[Memory, float]]) -> list[tuple[Memory, float]]:
+    """Each turn's words once: the best-ranked copy of a turn stands for the others.
+
+    The same turn can be stored more than once (sent in two sessions, or
+    before repeats without a session were recognised); five copies of one
+    line would push four other memories out of the list.
+    """
+    seen: set[str] = set()
+    out = []
+    for memory, score in ranked:
+        if memory.memory_type is MemoryType.SESSION:
+            if memory.content in seen:
+                continue
+            seen.add(memory.content)
+        out.append((memory, score))
+    return out
 
 
 def current_first(ranked: list[tuple[Memory, float]]) -> list[tuple[Memory, float]]:
@@ -266,5 +284,6 @@ __all__ = [
     "SpaceRef",
     "by_score",
     "current_first",
+    "distinct_turns",
     "stage_names",
 ]

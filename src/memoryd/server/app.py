@@ -15,15 +15,19 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
+from starlette.datastructures import Headers
 
-from memoryd import __version__
+from memoryd import __version__, dashboard
 from memoryd.config import Settings, load_settings
 from memoryd.continuity.worker import SessionWorker
 from memoryd.imports.service import start_import_worker
 from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
+from memoryd.proxy import compat
+from memoryd.proxy import routes as proxy_routes
+from memoryd.proxy.forward import Proxy, dialect_for
 from memoryd.server import errors
 from memoryd.server.browser import BrowserGuard, BrowserPolicy
-from memoryd.server.errors import CompactJSON
+from memoryd.server.errors import CompactJSON, ErrorFormat
 from memoryd.server.guard import DOCS_ASSETS, Guard, GuardOptions
 from memoryd.server.options import (
     DEFAULT_HOST,
@@ -35,6 +39,7 @@ from memoryd.server.options import (
 from memoryd.server.routes import (
     checkpoints,
     consolidate,
+    context,
     imports,
     memories,
     portability,
@@ -58,6 +63,7 @@ def create_app(
     policy = BrowserPolicy.for_server(options.host, settings.cors_origins, settings.allowed_hosts)
     _ = root.embedder  # load the model and check it against the store before serving
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
+    root.engine.embed_queue()  # vectors of turns answered before them, resumed likewise
     start_import_worker(root)  # file imports, likewise
     start_consolidation_worker(root)  # consolidations, likewise
     schedule = None
@@ -73,6 +79,8 @@ def create_app(
     if open_tenants is None:
         open_tenants = is_loopback(options.host)
 
+    proxy = Proxy(root)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if schedule is not None:
@@ -84,6 +92,7 @@ def create_app(
             sessions.stop()
         if schedule is not None:
             schedule.stop()
+        await proxy.aclose()  # exchanges handed over are remembered before the store closes
         if service is None:
             root.close()
 
@@ -100,11 +109,32 @@ def create_app(
     app.router.redirect_slashes = False  # a trailing slash is another (unknown) path
     app.state.service = root
     app.state.tenants = tenant_admin
+    app.state.proxy = proxy
+
+    def foreign_api(path: str, headers: Headers) -> ErrorFormat | None:
+        """The proxy's routes answer errors as the API they speak (docs/proxy.md)."""
+        dialect = dialect_for(path, headers)
+        return dialect.error if dialect is not None else None
+
+    app.state.foreign_api = foreign_api
     errors.install(app)
-    for module in (tenants, memories, spaces, stats, imports, portability, consolidate):
+    modules = (
+        tenants,
+        memories,
+        spaces,
+        stats,
+        imports,
+        portability,
+        consolidate,
+        proxy_routes,
+        compat,
+        context,
+    )
+    for module in modules:
         app.include_router(module.router)
     app.include_router(checkpoints.router)
     app.include_router(spaces.sharing_router)
+    dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(
         Guard,
         options=GuardOptions(
@@ -115,6 +145,7 @@ def create_app(
             admin_key=settings.admin_key,
             no_auth_tenant=LOCAL_TENANT if options.no_auth else None,
             body_timeout_s=settings.body_timeout_s,
+            foreign_api=foreign_api,
         ),
     )
     # around the guard, so an allowed origin's preflight is answered before a key is asked

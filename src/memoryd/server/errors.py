@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -49,6 +50,17 @@ def error_response(status: int, code: str, message: str) -> CompactJSON:
     return CompactJSON({"error": {"code": code, "message": message}}, status_code=status)
 
 
+# (status, code, message) -> the error as an API writes it
+ErrorFormat = Callable[[int, str, str], Response]
+
+
+def _render(request: Request) -> ErrorFormat:
+    """memoryd's error format, or that of the API a path speaks (``app.state.foreign_api``)."""
+    foreign = getattr(request.app.state, "foreign_api", None)
+    render = foreign(request.url.path, request.headers) if foreign is not None else None
+    return render or error_response
+
+
 def _where(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc if p != "body") or "body"
 
@@ -82,7 +94,7 @@ def _http(request: Request, exc: Exception) -> Response:
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     if status == 404 and detail == "Not Found":
         detail = f"no route {request.method} {request.url.path}"
-    response = error_response(status, HTTP_CODES.get(status, "http_error"), detail)
+    response = _render(request)(status, HTTP_CODES.get(status, "http_error"), detail)
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
     return response
@@ -90,7 +102,7 @@ def _http(request: Request, exc: Exception) -> Response:
 
 def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("%s %s failed", request.method, request.url.path)
-    return error_response(500, "internal_error", "internal error: the server failed; see its log")
+    return _render(request)(500, "internal_error", "internal error: the server failed; see its log")
 
 
 def install(app: FastAPI) -> None:

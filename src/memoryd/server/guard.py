@@ -11,17 +11,20 @@ SQLite runs on the event loop, where it would hold up every other request
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memoryd.dashboard.session import COOKIE, UPLOAD_PATH, is_dashboard_path
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
-from memoryd.server.errors import error_response
+from memoryd.server.errors import ErrorFormat, error_response
 from memoryd.tenancy.tenants import Tenants
 
 PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
@@ -31,7 +34,7 @@ TENANTS_PATH = "/v1/tenants"
 # bodies that are not JSON: multipart uploads and JSON Lines imports
 NON_JSON_PATHS = ("/v1/imports", "/v1/files", "/v1/import")
 # file uploads may be as large as the import limit, plus the multipart envelope
-UPLOAD_PATHS = ("/v1/imports", "/v1/files")
+UPLOAD_PATHS = ("/v1/imports", "/v1/files", UPLOAD_PATH)
 MULTIPART_SLACK_BYTES = 1024 * 1024
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
@@ -45,6 +48,9 @@ class GuardOptions:
     admin_key: str = ""
     no_auth_tenant: str | None = None  # every request acts as this tenant (loopback only)
     body_timeout_s: float = 30.0  # the longest wait for the next part of a request body
+    # paths that speak another API (the memory proxy's): its error format, for a request;
+    # such a path also takes the key as ``Authorization: Bearer``, as that API's SDKs send it
+    foreign_api: Callable[[str, Headers], ErrorFormat | None] | None = None
 
 
 class _TooLarge(BaseException):
@@ -65,17 +71,19 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        foreign = self.options.foreign_api
+        render = (foreign(scope["path"], headers) if foreign else None) or error_response
         try:
             self._check_body_headers(scope, headers)
-            tenant = await run_in_threadpool(self._identify, scope, headers)
+            tenant = await run_in_threadpool(
+                self._identify, scope, headers, render is not error_response
+            )
             scope.setdefault("state", {})["tenant"] = tenant
         except MemorydError as exc:
-            await error_response(exc.http_status, exc.code, exc.message)(scope, receive, send)
+            await render(exc.http_status, exc.code, exc.message)(scope, receive, send)
             return
         except _BodyRefused as refused:
-            await error_response(refused.status, refused.code, refused.message)(
-                scope, receive, send
-            )
+            await render(refused.status, refused.code, refused.message)(scope, receive, send)
             return
         started = False
         seen = 0
@@ -109,13 +117,11 @@ class Guard:
         except _TooLarge:
             if started:
                 raise
-            await error_response(413, "payload_too_large", self._too_large(limit))(
-                scope, receive, send
-            )
+            await render(413, "payload_too_large", self._too_large(limit))(scope, receive, send)
         except _TooSlow:
             if started:
                 raise
-            await error_response(
+            await render(
                 408,
                 "request_timeout",
                 f"the request body stopped arriving for {self.options.body_timeout_s:g} s",
@@ -140,6 +146,8 @@ class Guard:
             raise _BodyRefused(413, "payload_too_large", self._too_large(limit))
         if length == "0" or scope["path"].startswith(NON_JSON_PATHS):
             return
+        if is_dashboard_path(scope["path"]):
+            return  # the dashboard's forms (its own routes parse them)
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if kind and kind != "application/json" and not kind.endswith("+json"):
             raise _BodyRefused(
@@ -148,7 +156,7 @@ class Guard:
                 f"expected a JSON body (Content-Type: application/json), got {kind}",
             )
 
-    def _identify(self, scope: Scope, headers: Headers) -> Tenant | None:
+    def _identify(self, scope: Scope, headers: Headers, bearer: bool = False) -> Tenant | None:
         path = scope["path"]
         if path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/"):
             return None
@@ -159,8 +167,32 @@ class Guard:
             tenant = self.options.tenants.store.get_tenant(self.options.no_auth_tenant)
             assert tenant is not None
             return tenant
-        tenant, key = self.options.tenants.authenticate(headers.get("x-api-key"))
+        if is_dashboard_path(path):
+            return self._dashboard_viewer(scope, headers)
+        secret = headers.get("x-api-key")
+        if not secret and bearer:
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                secret = token.strip()
+            else:
+                raise UnauthorizedError(
+                    "missing API key: send your memoryd key as Authorization: Bearer or X-API-Key"
+                )
+        tenant, key = self.options.tenants.authenticate(secret)
         self.options.tenants.note_use(key)
+        return tenant
+
+    def _dashboard_viewer(self, scope: Scope, headers: Headers) -> Tenant | None:
+        """The signed-in tenant of a dashboard page, or None: the page sends the
+        browser to sign in (a missing or revoked key is not an error there)."""
+        key = headers.get("x-api-key") or HTTPConnection(scope).cookies.get(COOKIE)
+        if not key:
+            return None
+        try:
+            tenant, api_key = self.options.tenants.authenticate(key)
+        except UnauthorizedError:
+            return None
+        self.options.tenants.note_use(api_key)
         return tenant
 
     def _may_create_tenants(self, key: str | None) -> None:

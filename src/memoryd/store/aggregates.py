@@ -22,6 +22,10 @@ GROUPABLE = frozenset(
 )
 
 
+# the columns a daily count may be grouped by (they go into the SQL, so a fixed list)
+DAILY_GROUPS = ("memory_type", "category")
+
+
 class AggregateStore(Database):
     def _scope(
         self, tenant_id: str, space_ids: Sequence[str], deleted: bool = False
@@ -60,14 +64,16 @@ class AggregateStore(Database):
         }
 
     def daily_counts(
-        self, tenant_id: str, space_ids: Sequence[str], since_us: int
+        self, tenant_id: str, space_ids: Sequence[str], since_us: int, by: str = "memory_type"
     ) -> list[tuple[str, str, int]]:
-        """(UTC date, memory type, count) of memories created since ``since_us``."""
+        """(UTC date, memory type or category, count) of memories created since ``since_us``."""
+        if by not in DAILY_GROUPS:
+            raise ValueError(f"daily counts by {by!r}: one of {', '.join(DAILY_GROUPS)}")
         where, params = self._scope(tenant_id, space_ids)
         rows = self.conn.execute(
-            "SELECT date(m.created_at / 1000000, 'unixepoch') AS day, m.memory_type, COUNT(*) "
-            f"FROM memories m WHERE {where} AND m.created_at >= ? GROUP BY day, m.memory_type "
-            "ORDER BY day DESC, m.memory_type",
+            f"SELECT date(m.created_at / 1000000, 'unixepoch') AS day, m.{by}, COUNT(*) "
+            f"FROM memories m WHERE {where} AND m.created_at >= ? GROUP BY day, m.{by} "
+            f"ORDER BY day DESC, m.{by}",
             (*params, since_us),
         ).fetchall()
         return [(str(d), str(t), int(n)) for d, t, n in rows]

@@ -143,13 +143,19 @@ class Database:
                 )
             conn.execute("PRAGMA journal_mode = WAL")
             with self.write() as conn:
-                current = conn.execute("PRAGMA user_version").fetchone()[0]
-                for number, script in enumerate(migrations, start=1):
-                    if number <= current:
+                applied = _applied_migrations(conn, migrations)
+                for script in migrations:
+                    if script.name in applied:
                         continue
                     for statement in _split_sql(script.read_text(encoding="utf-8")):
                         conn.execute(statement)
-                    conn.execute(f"PRAGMA user_version = {number}")
+                    conn.execute(
+                        "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+                        (script.name, format_ts(utcnow())),
+                    )
+                    applied.add(script.name)
+                # the schema version: how many of this release's migrations the file holds
+                conn.execute(f"PRAGMA user_version = {len(applied)}")
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"{self.path} is not a usable memoryd database ({exc}); restore it from "
@@ -275,7 +281,14 @@ class Database:
         )
 
 
-FTS_TABLES = ("memories_fts", "memories_tri")
+FTS_TABLES = (
+    "memories_fts",
+    "memories_tri",
+    "context_messages_fts",
+    "context_messages_tri",
+    "summaries_fts",
+    "summaries_tri",
+)
 
 
 def migration_scripts() -> list[Traversable]:
@@ -288,6 +301,29 @@ def migration_scripts() -> list[Traversable]:
         ),
         key=lambda p: p.name,
     )
+
+
+def _applied_migrations(conn: sqlite3.Connection, migrations: list[Traversable]) -> set[str]:
+    """The names of the migrations this database has had.
+
+    Recorded by name, not counted: migrations written side by side land in
+    any order, and one numbered below a migration already applied must still
+    run. A database from before the record had the first ``user_version``
+    migrations, in name order.
+    """
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) WITHOUT ROWID"
+    )
+    names = {str(r[0]) for r in conn.execute("SELECT name FROM schema_migrations")}
+    if not names:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        names = {script.name for script in migrations[:version]}
+        conn.executemany(
+            "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+            [(name, "before the migration record") for name in sorted(names)],
+        )
+    return names
 
 
 def _end(conn: sqlite3.Connection, statement: str) -> None:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.errors import ValidationError
-from memoryd.models import Category, MemoryType, State, Tier
+from memoryd.models import TOOL_OUTPUT_MARK, Category, MemoryType, State, Tier
 from memoryd.store.rows import to_us
 
 # Each tag is one condition of the query; SQLite refuses an expression tree
@@ -26,9 +26,15 @@ class MemoryFilter:
 
     scope: str | None = None
     tags: Sequence[str] | None = None  # the memory must carry all of them
+    marks: Sequence[str] | None = None  # memoryd's bookkeeping: all of them, like tags
+    # leave out turns that are tool output (search does, unless asked). Not narrowing:
+    # the vector index never holds tool output (store.search._sync_index)
+    without_tool_output: bool = False
     source: str | None = None  # prefix match
     agent_id: str | None = None
     session_id: str | None = None
+    # the conversation being recalled for: its turns are in the agent's context already
+    not_session_id: str | None = None
     category: Sequence[Category] | None = None
     memory_type: Sequence[MemoryType] | None = None
     # None: everything but deleted; only active ones with ``live_at`` or ``as_of`` (search)
@@ -59,9 +65,11 @@ class MemoryFilter:
             for v in (
                 self.scope,
                 self.tags,
+                self.marks,
                 self.source,
                 self.agent_id,
                 self.session_id,
+                self.not_session_id,
                 self.category,
                 self.memory_type,
                 self.state,
@@ -132,12 +140,21 @@ def where_clause(
         if value is not None:
             parts.append(f"{column} = ?")
             params.append(value)
+    if f.not_session_id is not None:
+        parts.append("m.session_id IS NOT ?")
+        params.append(f.not_session_id)
     if f.source is not None:
         parts.append("substr(m.source, 1, ?) = ?")
         params += [len(f.source), f.source]
     for tag in f.tags or ():
         parts.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)")
         params.append(tag)
+    for mark in f.marks or ():
+        parts.append("EXISTS (SELECT 1 FROM json_each(m.marks) WHERE json_each.value = ?)")
+        params.append(mark)
+    if f.without_tool_output:
+        parts.append("NOT EXISTS (SELECT 1 FROM json_each(m.marks) WHERE json_each.value = ?)")
+        params.append(TOOL_OUTPUT_MARK)
     if f.created_after is not None:
         parts.append("m.created_at >= ?")
         params.append(to_us(f.created_after))

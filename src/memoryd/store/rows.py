@@ -54,6 +54,7 @@ MEMORY_COLUMNS = (
     "valid_to",
     "expires_at",
     "key",
+    "marks",
 )
 TIME_COLUMNS = frozenset(
     (
@@ -66,6 +67,7 @@ TIME_COLUMNS = frozenset(
         "expires_at",
     )
 )
+JSON_LISTS = ("tags", "marks")
 SELECT_COLUMNS = ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
 
 
@@ -99,7 +101,7 @@ def memory_to_row(memory: Memory) -> tuple[Any, ...]:
         value = getattr(memory, column)
         if column in TIME_COLUMNS:
             value = to_us(value)
-        elif column == "tags":
+        elif column in JSON_LISTS:
             value = json.dumps(value, ensure_ascii=False)
         elif column == "relations":
             value = json.dumps([r.model_dump(mode="json") for r in value], ensure_ascii=False)
@@ -119,7 +121,8 @@ def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
     data["memory_type"] = MemoryType(data["memory_type"])
     data["state"] = State(data["state"])
     data["tier"] = Tier(data["tier"])
-    data["tags"] = json.loads(data["tags"])
+    for column in JSON_LISTS:
+        data[column] = json.loads(data[column])
     data["relations"] = [Relation.model_validate(r) for r in json.loads(data["relations"])]
     prov = data["provenance"]
     data["provenance"] = None if prov is None else Provenance.model_validate_json(prov)

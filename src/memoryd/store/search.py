@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import build_query
 from memoryd.store.rows import blob_to_vector, to_us
@@ -37,17 +38,20 @@ class SearchLegs(SpaceStore):
             seq = int(conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0])
             if seq == space.seq:
                 return
+            # search never returns archived ones, nor tool output unless asked (which
+            # then finds it by its words): the filters rely on the index holding neither
             rows = conn.execute(
-                "SELECT rowid, vector, state, invalidated_at, valid_to, expires_at, valid_from "
-                "FROM memories WHERE space_id = ? AND seq > ?",
-                (space_id, space.seq),
+                "SELECT rowid, vector, state = 'active' AND NOT EXISTS (SELECT 1 FROM "
+                "json_each(marks) WHERE json_each.value = ?), invalidated_at, valid_to, "
+                "expires_at, valid_from FROM memories WHERE space_id = ? AND seq > ?",
+                (TOOL_OUTPUT_MARK, space_id, space.seq),
             ).fetchall()
             space.apply(
                 [
                     IndexRow(
                         rowid=r[0],
                         vector=blob_to_vector(r[1]),
-                        alive=r[2] == "active",  # search never returns archived ones
+                        alive=bool(r[2]),
                         invalidated_at=r[3],
                         valid_to=r[4],
                         expires_at=r[5],

@@ -61,6 +61,25 @@ class SessionLog(Database):
             fresh.append(cursor.rowcount == 1)
         return fresh
 
+    def recent_hashes(
+        self, tenant_id: str, space_id: str, digests: Sequence[str], since_us: int
+    ) -> set[str]:
+        """Which of these message hashes the space stored since ``since_us`` (any session)."""
+        found: set[str] = set()
+        unique = list(dict.fromkeys(digests))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            found.update(
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT msg_hash FROM session_messages WHERE space_id = ? AND tenant_id = ? "
+                    f"AND msg_hash IN ({marks}) AND stored_at >= ?",
+                    (space_id, tenant_id, *chunk, since_us),
+                )
+            )
+        return found
+
     def session_messages(
         self, tenant_id: str, space_id: str, session_id: str | None = None
     ) -> list[dict[str, Any]]:
@@ -75,6 +94,24 @@ class SessionLog(Database):
         rows = self.conn.execute(sql + " ORDER BY id", params).fetchall()
         keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
         return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def list_sessions(
+        self, tenant_id: str, space_id: str, limit: int, offset: int = 0
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The conversations of a space, latest first: id, agent, turns, first and last time."""
+        where = "tenant_id = ? AND space_id = ?"
+        total = self.conn.execute(
+            f"SELECT COUNT(DISTINCT session_id) FROM session_messages WHERE {where}",
+            (tenant_id, space_id),
+        ).fetchone()[0]
+        rows = self.conn.execute(
+            "SELECT session_id, MAX(agent_id), COUNT(*), MIN(said_at), MAX(said_at) "
+            f"FROM session_messages WHERE {where} GROUP BY session_id "
+            "ORDER BY MAX(id) DESC LIMIT ? OFFSET ?",
+            (tenant_id, space_id, limit, offset),
+        ).fetchall()
+        keys = ("session_id", "agent_id", "turns", "first_said_at", "last_said_at")
+        return [dict(zip(keys, r, strict=True)) for r in rows], int(total)
 
     def last_session_line(self, tenant_id: str, space_id: str, session_id: str) -> str | None:
         """The latest stored turn of a session as a transcript line, for context."""

@@ -23,6 +23,7 @@ from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.imports import ImportStore
+from memoryd.store.pending import PendingEmbeddings
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
     SELECT_COLUMNS,
@@ -35,6 +36,7 @@ from memoryd.store.rows import (
 from memoryd.store.search import SearchLegs
 from memoryd.store.session_layers import SessionLayerStore
 from memoryd.store.sessions import RawMessage, SessionLog
+from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
 from memoryd.store.vector_index import IndexRow, VectorIndex
@@ -58,6 +60,8 @@ class SQLiteStore(
     SearchLegs,
     CheckpointStore,
     SessionLayerStore,
+    SettingsStore,
+    PendingEmbeddings,
 ):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
@@ -344,14 +348,19 @@ class SQLiteStore(
         order: str = "desc",
         limit: int = 20,
         offset: int = 0,
+        with_total: bool = True,
     ) -> tuple[list[Memory], int]:
+        """A page of memories and how many match (-1 without ``with_total``: counting
+        every match costs more than the page on a large store)."""
         where, params = where_clause(tenant_id, space_ids, f)
         column = sort if sort in SORT_COLUMNS else "created_at"
         direction = "DESC" if order == "desc" else "ASC"
         with self.read() as conn:
-            total = conn.execute(
-                f"SELECT COUNT(*) FROM memories m WHERE {where}", params
-            ).fetchone()[0]
+            total = (
+                conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
+                if with_total
+                else -1
+            )
             rows = conn.execute(
                 f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where} "
                 f"ORDER BY m.{column} {direction}, m.rowid {direction} LIMIT ? OFFSET ?",

@@ -78,6 +78,15 @@ class TaskStore(Database):
             "completed_at": from_us(row[7]),
         }
 
+    def session_task_ids(self, tenant_id: str, session_id: str) -> list[str]:
+        """The ingest tasks of one conversation, oldest first."""
+        rows = self.conn.execute(
+            "SELECT id FROM tasks WHERE tenant_id = ? AND kind = 'ingest' "
+            "AND json_extract(result, '$.session_id') = ? ORDER BY created_at, id",
+            (tenant_id, session_id),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
     def open_task(self, tenant_id: str, space_id: str, kind: str) -> str | None:
         """The id of a queued or running task of ``kind`` for the space, if there is one."""
         row = self.conn.execute(

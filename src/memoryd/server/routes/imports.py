@@ -33,7 +33,7 @@ def _flag(value: str | None, name: str, default: bool) -> bool:
     raise ValidationError(f"{name} must be true or false, got {value[:20]!r}")
 
 
-async def _upload(request: Request) -> tuple[bytes, str, dict[str, str]]:
+async def read_upload_form(request: Request) -> tuple[bytes, str, dict[str, str]]:
     """The first ``file`` part's bytes and name, and the text fields."""
     kind = request.headers.get("content-type", "")
     if not kind.lower().startswith("multipart/form-data"):
@@ -50,7 +50,7 @@ async def _upload(request: Request) -> tuple[bytes, str, dict[str, str]]:
 @router.post("/v1/files", status_code=202)
 async def upload_file(request: Request, svc: Caller) -> CompactJSON:
     """Store a file's chunks as memories, tagged ``file:<name>`` (no extraction)."""
-    data, filename, _ = await _upload(request)
+    data, filename, _ = await read_upload_form(request)
     result = await run_in_threadpool(Imports(svc).upload_file, data, filename)
     return ok(result, 202)
 
@@ -58,7 +58,7 @@ async def upload_file(request: Request, svc: Caller) -> CompactJSON:
 @router.post("/v1/imports")
 async def create_import(request: Request, svc: Caller) -> CompactJSON:
     """Queue an import; poll ``GET /v1/imports/{id}`` until completed or failed."""
-    data, filename, f = await _upload(request)
+    data, filename, f = await read_upload_form(request)
     options: dict[str, Any] = {
         "file_type": f.get("file_type") or "memory",
         "strategy": f.get("strategy") or "auto",

@@ -25,7 +25,9 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
     """A direct memory from ``content`` (201), or a conversation from ``messages`` (202).
 
     ``tags`` and ``source`` apply to both; ``agent_id`` comes from the body,
-    else from the ``X-Agent-Id`` header.
+    else from the ``X-Agent-Id`` header. A conversation is answered as soon as
+    its turns are durable (and found by their words); their vectors are
+    computed after the answer, so a client's timeout never hides a stored write.
     """
     agent = body.agent_id or x_agent_id
     if body.messages is not None:
@@ -44,6 +46,7 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
             mode=body.mode,
             tags=body.tags,
             source=body.source,
+            defer_embedding=True,
         )
         return ok(
             {
@@ -112,15 +115,25 @@ def search_memories(
     space: str | None = None,
     check_stale: bool = False,
     scope: str | None = None,
-    tags: str | None = None,
+    filter_tags: str | None = None,
     source: str | None = None,
     agent_id: str | None = None,
     category: str | None = None,
     memory_type: str | None = None,
     session_id: str | None = None,
+    exclude_session: str | None = None,
+    include_tool_output: bool = False,
     as_of: datetime | None = None,
 ) -> CompactJSON:
-    """Hybrid search over every space of the caller (or ``space``), filters applied."""
+    """Hybrid search over every space of the caller (or ``space``), filters applied.
+
+    ``tags`` is accepted and ignored, as the ourmem contract has it (§4.5):
+    the OpenCode plugin sends its container tags on every search and relies
+    on seeing the memories every other client wrote. memoryd's own tag filter
+    is ``filter_tags`` (comma-separated; a memory must carry all of them).
+    ``exclude_session`` leaves out the turns of the conversation being
+    recalled for; tool output is found only with ``include_tool_output``.
+    """
     response = svc.search(
         q,
         limit=limit,
@@ -129,12 +142,14 @@ def search_memories(
         include_trace=include_trace,
         spaces=space,
         scope=scope,
-        tags=tags,
+        tags=filter_tags,
         source=source,
         agent_id=agent_id,
         category=category,
         memory_type=memory_type,
         session_id=session_id,
+        exclude_session=exclude_session,
+        include_tool_output=include_tool_output,
         as_of=as_of,
     )
     sharing = svc.sharing if check_stale else None

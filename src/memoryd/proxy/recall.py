@@ -1,0 +1,91 @@
+"""What a proxied request is given: memories recalled for its last words, as one block.
+
+The query is the last user message, with the one before it when the last is
+short ("and in Go?" means little alone). The strategies are seed 002's:
+``recent`` (the newest distilled memories), ``semantic`` (memoryd's hybrid
+search, vectors and BM25), ``hybrid`` (the search's hits first, then the
+newest). Only memories of the retention window that are live now (not
+expired, not superseded) are candidates; the block is rendered by
+:func:`memoryd.inject.render_context` within the token budget, CJK-aware.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import timedelta
+
+from memoryd.errors import ValidationError
+from memoryd.ingest.conversation import transcript_line
+from memoryd.inject import render_context
+from memoryd.models import Memory, MemoryType, State, utcnow
+from memoryd.proxy.settings import MemorySettings
+from memoryd.service import MemoryService
+from memoryd.store import MemoryFilter
+
+# a last message shorter than this is read together with the one before it
+SHORT_QUERY_CHARS = 40
+# the query is the end of what was said: a pasted file is not a question
+MAX_QUERY_CHARS = 2000
+# the search ranks this many; the pipeline costs grow with it, and the budget rarely takes more
+SEARCH_LIMIT = 10
+RECENT_LIMIT = 30
+
+
+def query_of(messages: list[tuple[str, str]]) -> str:
+    """The search query for a conversation's (role, text) messages; "" when there is none."""
+    said = [text.strip() for role, text in messages if role == "user" and text.strip()]
+    if not said:
+        return ""
+    query = said[-1]
+    if len(query) < SHORT_QUERY_CHARS and len(said) > 1:
+        query = f"{said[-2]}\n{query}"
+    return query[-MAX_QUERY_CHARS:]
+
+
+def recall_block(
+    svc: MemoryService,
+    settings: MemorySettings,
+    messages: list[tuple[str, str]],
+    session_id: str | None = None,
+) -> str:
+    """The fenced block for a request, or "" when memory is off or nothing is recalled."""
+    if not settings.enabled or settings.max_tokens <= 0:
+        return ""
+    now = utcnow()
+    since = now - timedelta(days=settings.retention_days)
+    query = query_of(messages)
+    found: list[Memory] = []
+    if settings.strategy in ("semantic", "hybrid") and query:
+        try:
+            response = svc.search(
+                query, limit=SEARCH_LIMIT, session_id=session_id, created_after=since, now=now
+            )
+        except ValidationError:  # a query the search refuses (only punctuation): recall none
+            response = None
+        if response is not None:
+            found.extend(hit.memory for hit in response.results)
+    if settings.strategy in ("recent", "hybrid"):
+        recent, _ = svc.store.list_memories(
+            svc.tenant_id,
+            svc.spaces.readable_spaces(),
+            MemoryFilter(
+                session_id=session_id,
+                state=[State.ACTIVE],
+                created_after=since,
+                live_at=now,
+                exclude_types=(MemoryType.SESSION,),
+            ),
+            limit=RECENT_LIMIT,
+            with_total=False,
+        )
+        found.extend(recent)
+    # what the request itself says (a turn, a fact taken from one) is in the prompt already
+    said = "\n".join(_norm(transcript_line(role, text)) for role, text in messages)
+    fresh = [m for m in found if _norm(m.content) not in said]
+    if not fresh:
+        return ""
+    return render_context(fresh, budget_tokens=settings.max_tokens, now=now, max_chars=sys.maxsize)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())

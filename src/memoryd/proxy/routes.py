@@ -1,0 +1,41 @@
+"""The proxy's doors: ``POST /v1/chat/completions``, ``POST /v1/messages``, ``GET /v1/models``.
+
+Thin: the Guard has identified the tenant (by ``Authorization: Bearer`` or
+``X-API-Key``), :class:`memoryd.proxy.forward.Proxy` does the rest.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from memoryd.proxy.forward import Proxy, dialect_for
+from memoryd.proxy.wire import ANTHROPIC, OPENAI
+from memoryd.server.guard import tenant_of
+
+router = APIRouter(tags=["proxy"])
+
+
+def proxy_of(request: Request) -> Proxy:
+    proxy: Proxy = request.app.state.proxy
+    return proxy
+
+
+@router.post("/v1/chat/completions")
+async def chat_completions(request: Request) -> Response:
+    """An OpenAI chat completion, with the tenant's memories injected, sent upstream."""
+    return await proxy_of(request).chat(request, OPENAI, tenant_of(request.state))
+
+
+@router.post("/v1/messages")
+async def messages(request: Request) -> Response:
+    """An Anthropic message, with the tenant's memories in ``system``, sent upstream."""
+    return await proxy_of(request).chat(request, ANTHROPIC, tenant_of(request.state))
+
+
+@router.get("/v1/models")
+async def models(request: Request) -> Response:
+    """The default upstream's models, as it lists them."""
+    tenant_of(request.state)
+    dialect = dialect_for(request.url.path, request.headers) or OPENAI
+    return await proxy_of(request).models(request, dialect)

@@ -1,0 +1,30 @@
+"""``memoryd context …``: bootstrap, grep, expand, assemble from a shell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_cli import ok, run
+
+
+def test_context_commands(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    transcript = tmp_path / "chat.json"
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"Step {i}: port {8000 + i}."}
+        for i in range(12)
+    ]
+    transcript.write_text(json.dumps(messages), encoding="utf-8")
+    booted = ok(home, "--json", "context", "bootstrap", "c1", str(transcript)).json()
+    assert booted["format"] == "json" and booted["stored"] == 12
+    again = ok(home, "--json", "context", "bootstrap", "c1", str(transcript)).json()
+    assert again["stored"] == 0
+    hits = ok(home, "--json", "context", "grep", "c1", "port 8003").json()["hits"]
+    assert hits[0]["snippet"] == "Step 3: port 8003."
+    expanded = ok(home, "--json", "context", "expand", "c1", "--summary", hits[0]["id"]).json()
+    assert expanded["messages"][0]["content"] == "Step 3: port 8003."
+    assembled = ok(home, "--json", "context", "assemble", "c1", "--budget", "2000").json()
+    assert assembled["messages"][-1]["content"] == "Step 11: port 8011."
+    missing = run(home, "context", "assemble", "nope")
+    assert missing.code == 1 and "not found: conversation nope" in missing.err

@@ -1,4 +1,5 @@
-"""``python -m bench longmemeval|locomo|context|first-week|speed|server|proxy|ingest-latency``.
+"""``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, continuity,
+server, proxy, ingest-latency.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -241,6 +242,17 @@ def first_week(
         for line in report["failures"]:
             console.print(f"  {line}", markup=False)
     console.print(f"report: {out}")
+
+
+@app.command()
+def continuity(
+    turns: Annotated[int, typer.Option(min=1, help="Turns of the scripted session.")] = 200,
+) -> None:
+    """Checkpoint save / restore latency and offline consolidation of one long session."""
+    from bench.continuity import run
+
+    report = run(turns)
+    console.print_json(data=report)
 
 
 @app.command()

@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -42,6 +42,9 @@ from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress
 from memoryd.sdk import Memory
+
+if TYPE_CHECKING:
+    from memoryd.continuity.model import Checkpoint
 
 
 class AsyncMemory:
@@ -128,6 +131,25 @@ class AsyncMemory:
 
     async def profile(self, query: str | None = None, **options: Any) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.profile, query, **options)
+
+    async def checkpoint(
+        self, agent_id: str, session_id: str, events: Sequence[Any], **options: Any
+    ) -> Checkpoint:
+        return await asyncio.to_thread(
+            self.sync.checkpoint, agent_id, session_id, events, **options
+        )
+
+    async def checkpoints(self, **filters: Any) -> builtins.list[Checkpoint]:
+        return await asyncio.to_thread(self.sync.checkpoints, **filters)
+
+    async def restore(self, agent_id: str, **options: Any) -> str:
+        return await asyncio.to_thread(self.sync.restore, agent_id, **options)
+
+    async def session_layers(self, **filters: Any) -> builtins.list[dict[str, Any]]:
+        return await asyncio.to_thread(self.sync.session_layers, **filters)
+
+    async def consolidate_sessions(self, **options: Any) -> int:
+        return await asyncio.to_thread(self.sync.consolidate_sessions, **options)
 
     async def export(
         self, path: Path | str, progress: Progress | None = None, **options: Any

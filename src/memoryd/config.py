@@ -81,6 +81,21 @@ class Settings(BaseSettings):
     # memoryd serve consolidates every tenant's memories this often (hours; 0: never)
     consolidate_interval_h: float = Field(default=24.0, ge=0)
 
+    # session checkpoints (seed 004's defaults; memoryd.continuity)
+    checkpoint_max_prepend_chars: int = Field(default=4000, ge=200, le=9000)
+    checkpoint_max_msg_chars: int = Field(default=500, ge=20)
+    checkpoint_max_recent_msgs: int = Field(default=3, ge=0)
+    checkpoint_max_recent_tools: int = Field(default=5, ge=0)
+    checkpoint_max_modified_files: int = Field(default=20, ge=0)
+    # layered session memory: days each layer is kept (0: for good); seed 004's defaults
+    session_d6_retention_days: float = Field(default=7.0, ge=0)  # raw transcript
+    session_d5_retention_days: float = Field(default=7.0, ge=0)  # exchange summary
+    session_d2_retention_days: float = Field(default=0.0, ge=0)  # outline
+    session_d1_retention_days: float = Field(default=0.0, ge=0)  # gist
+    session_d0_retention_days: float = Field(default=0.0, ge=0)  # themes
+    # memoryd serve condenses resting sessions and applies retention this often (0: never)
+    session_consolidate_interval_min: float = Field(default=15.0, ge=0)
+
     # server (memoryd serve)
     admin_key: str = ""  # may create tenants when creation is not open
     open_tenants: bool | None = None  # None: open only when bound to loopback

@@ -268,10 +268,14 @@ def _strings(value: Any) -> list[str]:
 
 
 def _render(sections: Mapping[str, list[str]], order: Sequence[str]) -> str:
-    lines = [FENCE_OPEN, PREAMBLE]
+    lines: list[str] = []
     for title in order:
         if sections.get(title):
             lines.append(f"## {title}")
             lines.extend(sections[title])
-    lines.append(FENCE_CLOSE)
-    return "\n".join(lines)
+    return fenced(lines)
+
+
+def fenced(lines: Sequence[str]) -> str:
+    """``lines`` inside the fence, after the preamble; each must already be ``inert``."""
+    return "\n".join([FENCE_OPEN, PREAMBLE, *lines, FENCE_CLOSE])

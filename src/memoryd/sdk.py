@@ -16,7 +16,7 @@ import builtins
 import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd.embed import Embedder
 from memoryd.errors import ValidationError
@@ -27,6 +27,9 @@ from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
 from memoryd.service import TASK_POLL_S, MemoryService
 from memoryd.store.filters import MemoryFilter
+
+if TYPE_CHECKING:
+    from memoryd.continuity.model import Checkpoint
 
 # what a direct add may set: build_direct_memory's keywords, less what the store decides,
 # and the memory it replaces (MemoryService.add)
@@ -213,6 +216,68 @@ class Memory:
         from memoryd.profile import build_profile
 
         return build_profile(self._as(user_id), query)
+
+    # session continuity (memoryd.continuity)
+    def checkpoint(
+        self,
+        agent_id: str,
+        session_id: str,
+        events: Sequence[Any],
+        *,
+        project: str = "",
+        trigger: str = "manual",
+        summarize: bool = True,
+        user_id: str | None = None,
+    ) -> Checkpoint:
+        """Fold ``events`` (messages ``{"role", "content"}``, tool calls ``{"tool",
+        "arguments", "success"}``) into the session's checkpoint and save it."""
+        from memoryd.continuity import Continuity, Owner
+
+        return Continuity(self._as(user_id)).save(
+            Owner(agent_id, session_id, project), events, trigger=trigger, summarize_now=summarize
+        )
+
+    def checkpoints(
+        self,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        project: str | None = None,
+        limit: int = 20,
+        user_id: str | None = None,
+    ) -> builtins.list[Checkpoint]:
+        """Saved checkpoints, newest first."""
+        from memoryd.continuity import Continuity
+
+        return Continuity(self._as(user_id), llm=None).list(
+            agent_id=agent_id, session_id=session_id, project=project, limit=limit
+        )
+
+    def restore(
+        self, agent_id: str, *, project: str | None = None, user_id: str | None = None
+    ) -> str:
+        """The agent's newest checkpoint in ``project``, rendered for a new session (or ``""``)."""
+        from memoryd.continuity import Continuity
+
+        return Continuity(self._as(user_id), llm=None).restore(agent_id, project)
+
+    def session_layers(
+        self,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+    ) -> builtins.list[dict[str, Any]]:
+        """The sessions' summary layers (D5 exchanges, D2 outline, D1 gist, D0 themes)."""
+        from memoryd.continuity.layers import SessionLayers
+
+        return SessionLayers(self._as(user_id), llm=None).layers(agent_id, session_id)
+
+    def consolidate_sessions(self, *, idle_s: float = 0.0, user_id: str | None = None) -> int:
+        """Condense every session quiet for ``idle_s`` seconds into D2/D1/D0 (resumable)."""
+        from memoryd.continuity.layers import SessionLayers
+
+        return SessionLayers(self._as(user_id)).consolidate_pending(idle_s)
 
     # portability
     def export(

@@ -246,6 +246,8 @@ class MemoryService:
         )
         with self.store.write() as conn:
             cleared = self.store.clear_sessions(conn, self.tenant_id, self.space_id)
+            # session checkpoints and layers hold the conversation too (memoryd.continuity)
+            cleared += self.store.clear_continuity(conn, self.tenant_id)
         return {"deleted": n, "sessions_cleared": cleared}
 
     def list_memories(

@@ -55,6 +55,18 @@ EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
         {"memory_id", "source_space"},
     ),
     "memory_reshare": ({"memory_id": STRING, "target_space": STRING}, {"memory_id"}),
+    # memoryd's own (docs/continuity.md)
+    "session_checkpoint": (
+        {
+            "agent_id": STRING,
+            "session_id": STRING,
+            "project": STRING,
+            "events": ARRAY,
+            "trigger": STRING,
+        },
+        {"agent_id", "session_id", "events"},
+    ),
+    "session_restore": ({"agent_id": STRING, "project": STRING}, {"agent_id"}),
     # OmniRoute's clear, under memoryd's name
     "memory_clear": ({"type": STRING, "olderThan": STRING, "all": "boolean"}, set()),
 }
@@ -71,6 +83,11 @@ FAILURES: dict[str, tuple[str, dict[str, Any], str]] = {
         "not found",
     ),
     "reshare-unknown-id": ("memory_reshare", {"memory_id": MISSING_ID}, "not found"),
+    "checkpoint-bad-event": (
+        "session_checkpoint",
+        {"agent_id": "a", "session_id": "s", "events": [{"role": "robot", "content": "x"}]},
+        "role 'user' or 'assistant'",
+    ),
     "pull-unknown-space": (
         "memory_pull",
         {"memory_id": MISSING_ID, "source_space": "team/x"},
@@ -168,6 +185,24 @@ class McpContract:
         assert tools["memory_forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
         assert tools["memory_search"].annotations.read_only_hint is True  # type: ignore[union-attr]
         assert tools["memory_clear"].annotations.destructive_hint is True  # type: ignore[union-attr]
+
+    def test_session_checkpoint_and_restore(self, client: McpClient) -> None:
+        agent = unique("mcp-agent").replace(" ", "")
+        saved = client.ok(
+            "session_checkpoint",
+            agent_id=agent,
+            session_id="s1",
+            project="/repo",
+            events=[
+                {"role": "user", "content": "Add CSV export"},
+                {"tool": "Write", "arguments": {"file_path": "export.py"}, "success": True},
+            ],
+        )
+        assert saved["saves"] == 1 and saved["mechanical"]["modified_files"] == ["export.py"]
+        text = client.text("session_restore", agent_id=agent, project="/repo")
+        assert "Goal: Add CSV export (derived)" in text and "Modified files: export.py" in text
+        nothing = client.text("session_restore", agent_id=agent, project="/other")
+        assert nothing == "No checkpoint saved for this agent yet."
 
     def test_store_get_search_update_forget(self, client: McpClient) -> None:
         content = unique("The user's favourite programming language is Rust")

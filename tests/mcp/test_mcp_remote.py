@@ -81,7 +81,7 @@ def test_a_server_that_is_down_gives_tool_errors_quickly(tmp_path: Path) -> None
             assert "running?" in message
         with pytest.raises(MCPError, match="cannot reach"):
             client.resource("omem://profile")
-        assert len(client.tools()) == 18  # the session itself is fine
+        assert len(client.tools()) == 20  # the session itself is fine
 
 
 def test_a_wrong_key_is_a_tool_error(server: RunningServer, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memoryd.cli.app import MEMORIES, SERVER, app, console, emit, service, state
-from memoryd.hooks.runner import drain, run_hook
+from memoryd.hooks.runner import consolidate_session, drain, run_hook, summarize_checkpoint
 from memoryd.profile import build_profile
 
 hook_app = typer.Typer(
@@ -52,6 +52,35 @@ def stop() -> None:
 def pre_compact() -> None:
     """PreCompact: send the last turns to smart ingest before the compaction."""
     _run("pre-compact")
+
+
+@hook_app.command("post-tool-use")
+def post_tool_use() -> None:
+    """PostToolUse: save the session's checkpoint after a tool that writes a file."""
+    _run("post-tool-use")
+
+
+@hook_app.command("session-end")
+def session_end() -> None:
+    """SessionEnd: save the session's last checkpoint (with a summary when an LLM is set)."""
+    _run("session-end")
+
+
+@hook_app.command("summarize", hidden=True)
+def summarize_(
+    checkpoint: Annotated[str, typer.Option(help="The checkpoint to summarise.")],
+) -> None:
+    """Ask the configured LLM for a checkpoint's summary (started by a hook, detached)."""
+    raise typer.Exit(summarize_checkpoint(checkpoint, home=state.home))
+
+
+@hook_app.command("consolidate", hidden=True)
+def consolidate_(
+    agent: Annotated[str, typer.Option(help="The agent of the session.")],
+    session: Annotated[str, typer.Option(help="The session that ended.")],
+) -> None:
+    """Condense an ended session's layers (started by the SessionEnd hook, detached)."""
+    raise typer.Exit(consolidate_session(agent, session, home=state.home))
 
 
 @hook_app.command("drain", hidden=True)

@@ -14,8 +14,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from memoryd.client import RemoteMemory, ServerError
+from memoryd.continuity import Continuity, Owner
+from memoryd.continuity.mechanical import Event
+from memoryd.continuity.service import event_data
 from memoryd.errors import ValidationError
 from memoryd.hooks.config import HookConfig
+from memoryd.hooks.detach import spawn_memoryd
 from memoryd.models import Memory as MemoryRecord
 from memoryd.models import ScoredMemory
 from memoryd.sdk import Memory
@@ -57,6 +61,14 @@ class HookBackend(Protocol):
         tags: list[str],
         wait_s: float,
     ) -> Captured: ...
+
+    def save_checkpoint(self, owner: Owner, events: list[Event], trigger: str) -> str: ...
+
+    def summarize_checkpoint(self, checkpoint_id: str) -> None: ...
+
+    def restore(self, agent_id: str, project: str) -> str: ...
+
+    def consolidate_session(self, owner: Owner) -> None: ...
 
     def close(self) -> None: ...
 
@@ -104,6 +116,29 @@ class EmbeddedBackend:
             status = str(self.memory.task(result.task_id)["status"])
         pending = status not in ("completed", "failed")
         return Captured(result.task_id, result.stored_count, status, pending)
+
+    def save_checkpoint(self, owner: Owner, events: list[Event], trigger: str) -> str:
+        continuity = Continuity(self.memory.service)
+        return continuity.save(owner, events, trigger=trigger, summarize_now=False).id
+
+    def summarize_checkpoint(self, checkpoint_id: str) -> None:
+        """With an LLM configured, a detached process asks it: the hook does not wait."""
+        settings = self.memory.service.settings
+        if not (settings.llm_base_url and settings.llm_model):  # as create_llm decides
+            return
+        spawn_memoryd(
+            ["hook", "summarize", "--checkpoint", checkpoint_id], self.memory.service.home
+        )
+        log.info("checkpoint %s: summary handed to a background process", checkpoint_id)
+
+    def restore(self, agent_id: str, project: str) -> str:
+        return Continuity(self.memory.service, llm=None).restore(agent_id, project)
+
+    def consolidate_session(self, owner: Owner) -> None:
+        """Condense the ended session's layers in a detached process: the hook does not wait."""
+        args = ["hook", "consolidate", "--agent", owner.agent_id, "--session", owner.session_id]
+        spawn_memoryd(args, self.memory.service.home)
+        log.info("session %s: consolidation handed to a background process", owner.session_id)
 
     def close(self) -> None:
         self.memory.close()
@@ -158,6 +193,36 @@ class RemoteBackend:
             )
         )
         return Captured(result.task_id, result.stored_count, "sent")
+
+    def save_checkpoint(self, owner: Owner, events: list[Event], trigger: str) -> str:
+        body = {
+            "agent_id": owner.agent_id,
+            "session_id": owner.session_id,
+            "project": owner.project,
+            "trigger": trigger,
+            "events": [event_data(e) for e in events],
+            "summarize": False,
+        }
+        return str(
+            self._reach(lambda: self.remote.request("POST", "/v1/checkpoints", json=body))["id"]
+        )
+
+    def summarize_checkpoint(self, checkpoint_id: str) -> None:
+        self._reach(
+            lambda: self.remote.request(
+                "POST", f"/v1/checkpoints/{checkpoint_id}/summarize", params={"wait": "false"}
+            )
+        )
+
+    def consolidate_session(self, owner: Owner) -> None:
+        """The server's session worker condenses resting sessions: nothing to ask for."""
+
+    def restore(self, agent_id: str, project: str) -> str:
+        params = {"agent_id": agent_id, "project": project}
+        answer = self._reach(
+            lambda: self.remote.request("GET", "/v1/checkpoints/restore", params=params)
+        )
+        return str(answer.get("text") or "")
 
     def close(self) -> None:
         self.remote.close()

@@ -24,6 +24,9 @@ ENV_INGEST_WAIT = "MEMORYD_HOOK_INGEST_WAIT"
 ENV_SESSION_TOKENS = "MEMORYD_HOOK_SESSION_TOKENS"
 ENV_PROMPT_TOKENS = "MEMORYD_HOOK_PROMPT_TOKENS"
 ENV_MIN_SIMILARITY = "MEMORYD_HOOK_MIN_SIMILARITY"
+ENV_AGENT_ID = "MEMORYD_AGENT_ID"
+# the agent whose checkpoints the Claude Code hooks save and restore
+DEFAULT_AGENT_ID = "claude-code"
 
 # a server that does not answer within this is treated as down (ourmem's hooks use 8 s)
 DEFAULT_HTTP_TIMEOUT_S = 5.0
@@ -52,6 +55,7 @@ class HookConfig:
     session_tokens: int = DEFAULT_SESSION_TOKENS
     prompt_tokens: int = DEFAULT_PROMPT_TOKENS
     min_similarity: float = DEFAULT_MIN_SIMILARITY
+    agent_id: str = DEFAULT_AGENT_ID
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -100,5 +104,6 @@ class HookConfig:
             session_tokens=int(number(ENV_SESSION_TOKENS, DEFAULT_SESSION_TOKENS, 0, MAX_TOKENS)),
             prompt_tokens=int(number(ENV_PROMPT_TOKENS, DEFAULT_PROMPT_TOKENS, 0, MAX_TOKENS)),
             min_similarity=number(ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY, -1, 1),
+            agent_id=env.get(ENV_AGENT_ID, "").strip() or DEFAULT_AGENT_ID,
             problems=tuple(problems),
         )

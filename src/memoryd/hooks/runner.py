@@ -21,7 +21,6 @@ import json
 import logging
 import logging.handlers
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -30,10 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from memoryd.continuity.model import Trigger
 from memoryd.errors import ValidationError
-from memoryd.hooks import capture, session_start, user_prompt
+from memoryd.hooks import capture, checkpoint, session_start, user_prompt
 from memoryd.hooks.backend import HookBackend, open_backend
 from memoryd.hooks.config import HookConfig
+from memoryd.hooks.detach import spawn_memoryd
 from memoryd.hooks.output import HookResult
 from memoryd.sdk import Memory
 
@@ -49,12 +50,18 @@ class Event:
     deadline_s: float  # under the plugin's hooks.json timeout for the event
 
 
-# the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30 seconds
+# the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30, 10, 30 seconds
 EVENTS: dict[str, Event] = {
     "session-start": Event("SessionStart", session_start.run, 12.0),
     "user-prompt": Event("UserPromptSubmit", user_prompt.run, 7.0),
-    "stop": Event("Stop", capture.stop, 25.0),
-    "pre-compact": Event("PreCompact", capture.pre_compact, 25.0),
+    "stop": Event("Stop", checkpoint.saving_first(capture.stop, "stop", Trigger.AGENT_END), 25.0),
+    "pre-compact": Event(
+        "PreCompact",
+        checkpoint.saving_first(capture.pre_compact, "pre-compact", Trigger.RESET),
+        25.0,
+    ),
+    "post-tool-use": Event("PostToolUse", checkpoint.post_tool_use, 7.0),
+    "session-end": Event("SessionEnd", checkpoint.session_end, 25.0),
 }
 MAX_STDIN_BYTES = 8 * 1024 * 1024
 LOG_MAX_BYTES = 1024 * 1024
@@ -198,18 +205,9 @@ def _leave(stop_log: Callable[[], None], exit_process: bool) -> int:
 
 def spawn_drain(task_id: str, config: HookConfig) -> None:
     """Start a detached ``memoryd hook drain`` that finishes ``task_id`` after this process."""
-    args = [sys.executable, "-m", "memoryd.cli"]
-    if config.home is not None:
-        args += ["--home", str(config.home)]
-    args += ["hook", "drain", "--task", task_id, "--after-pid", str(os.getpid())]
     try:
-        subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
+        spawn_memoryd(
+            ["hook", "drain", "--task", task_id, "--after-pid", str(os.getpid())], config.home
         )
     except OSError as exc:
         log.warning(
@@ -253,6 +251,46 @@ def drain(task_id: str, after_pid: int | None, *, home: Path | None = None) -> i
                 log.warning("drain: %s; it resumes on the next worker start", exc.message)
     except Exception:
         log.exception("drain of task %s failed", task_id)
+    finally:
+        stop_log()
+    return 0
+
+
+def summarize_checkpoint(checkpoint_id: str, *, home: Path | None = None) -> int:
+    """The LLM's summary of a checkpoint a hook saved; failures go to the hook log. Exit 0."""
+    from memoryd.continuity import Continuity
+
+    config = HookConfig.from_env(home=home)
+    stop_log = start_log(config)
+    try:
+        with Memory(config.home) as memory:
+            summary = Continuity(memory.service).summarize(checkpoint_id).summary
+            log.info(
+                "summarize: checkpoint %s has a %s summary",
+                checkpoint_id,
+                summary.source if summary else "no",
+            )
+    except Exception:
+        log.exception("summary of checkpoint %s failed", checkpoint_id)
+    finally:
+        stop_log()
+    return 0
+
+
+def consolidate_session(agent_id: str, session_id: str, *, home: Path | None = None) -> int:
+    """Condense an ended session's layers, then resting ones, and apply retention. Exit 0."""
+    from memoryd.continuity.layers import SessionLayers
+    from memoryd.continuity.worker import run_pass
+
+    config = HookConfig.from_env(home=home)
+    stop_log = start_log(config)
+    try:
+        with Memory(config.home) as memory:
+            done = SessionLayers(memory.service).consolidate(agent_id, session_id)
+            run_pass(memory.service)
+            log.info("consolidate: session %s has %d kept layers", session_id, len(done))
+    except Exception:
+        log.exception("consolidation of session %s failed", session_id)
     finally:
         stop_log()
     return 0

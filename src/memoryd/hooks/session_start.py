@@ -1,4 +1,9 @@
-"""SessionStart: the profile and the latest memories, at startup, resume, clear and compaction.
+"""SessionStart: the last checkpoint, the profile and the latest memories, at every start.
+
+At startup, resume, clear and compaction alike, the newest checkpoint of
+this agent in this project (the working directory) comes first, so the
+session picks up where the last one left off (``memoryd.continuity``), and
+the recalled memories fill what is left of Claude Code's context limit.
 
 After a compaction Claude Code starts the session again with source
 ``compact``; the summary it keeps is lossy, so the same recall is injected
@@ -14,7 +19,7 @@ from typing import Any
 from memoryd.hooks.backend import HookBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult, attempt, context_output
-from memoryd.inject import estimate_tokens, render_context
+from memoryd.inject import MAX_CONTEXT_CHARS, estimate_tokens, render_context
 from memoryd.models import Memory as MemoryRecord
 
 log = logging.getLogger(__name__)
@@ -28,12 +33,19 @@ def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) ->
     profile = attempt("profile", backend.profile, None)
     none: list[MemoryRecord] = []
     recent = attempt("recent memories", lambda: backend.recent(RECENT_LIMIT), none)
-    text = render_context(recent, profile=profile, budget_tokens=config.session_tokens)
+    cwd = payload.get("cwd")
+    project = cwd if isinstance(cwd, str) else ""
+    restored = attempt("checkpoint", lambda: backend.restore(config.agent_id, project), "")
+    room = MAX_CONTEXT_CHARS - len(restored) - 1
+    text = render_context(
+        recent, profile=profile, budget_tokens=config.session_tokens, max_chars=room
+    )
     log.info(
-        "session-start (%s): %d recent memories, profile %s, injected %d tokens",
+        "session-start (%s): checkpoint %s, %d recent memories, profile %s, injected %d tokens",
         payload.get("source") or "?",
+        "restored" if restored else "none",
         len(recent),
         "yes" if profile else "no",
-        estimate_tokens(text),
+        estimate_tokens(restored) + estimate_tokens(text),
     )
-    return HookResult(context_output(EVENT, text))
+    return HookResult(context_output(EVENT, "\n".join(t for t in (restored, text) if t)))

@@ -17,6 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 from memoryd.client import DEFAULT_TIMEOUT_S, RemoteMemory
+from memoryd.continuity import Continuity, Owner
+from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
 from memoryd.imports.service import start_import_worker
 from memoryd.models import wire
@@ -30,7 +32,7 @@ WARM_UP_JOIN_S = 30.0
 
 
 class Backend(ABC):
-    """The 15 operations of the MCP tools, one method each, JSON in the REST shapes."""
+    """The operations of the MCP tools, one method each, JSON in the REST shapes."""
 
     #: a line for logs and errors: which store the tools work on
     describe: str = ""
@@ -81,6 +83,15 @@ class Backend(ABC):
 
     @abstractmethod
     def reshare(self, memory_id: str, target_space: str | None) -> Json: ...
+
+    # ------------------------------------------------------------------ continuity
+    @abstractmethod
+    def checkpoint_save(
+        self, agent_id: str, session_id: str, project: str, events: list[Json], trigger: str
+    ) -> Json: ...
+
+    @abstractmethod
+    def checkpoint_restore(self, agent_id: str, project: str | None) -> Json: ...
 
     @abstractmethod
     def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
@@ -207,6 +218,18 @@ class EmbeddedBackend(Backend):
     def reshare(self, memory_id: str, target_space: str | None) -> Json:
         return self.service.sharing.reshare(memory_id, target_space).to_json()
 
+    def checkpoint_save(
+        self, agent_id: str, session_id: str, project: str, events: list[Json], trigger: str
+    ) -> Json:
+        owner = Owner(agent_id, session_id, project)
+        return dump(Continuity(self.service).save(owner, events, trigger=trigger))
+
+    def checkpoint_restore(self, agent_id: str, project: str | None) -> Json:
+        continuity = Continuity(self.service, llm=None)
+        latest = continuity.latest(agent_id, project)
+        text = "" if latest is None else continuity.render(latest)
+        return {"text": text, "checkpoint_id": None if latest is None else latest.id}
+
     def close(self) -> None:
         if self._warming is not None:  # a session that ends at once: not mid-load
             self._warming.join(timeout=WARM_UP_JOIN_S)
@@ -308,6 +331,24 @@ class RemoteBackend(Backend):
     def reshare(self, memory_id: str, target_space: str | None) -> Json:
         body: Json = {} if target_space is None else {"target_space": target_space}
         return self._call("POST", f"/v1/memories/{_seg(memory_id)}/reshare", json=body)
+
+    def checkpoint_save(
+        self, agent_id: str, session_id: str, project: str, events: list[Json], trigger: str
+    ) -> Json:
+        body: Json = {
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "project": project,
+            "events": events,
+            "trigger": trigger,
+        }
+        return self._call("POST", "/v1/checkpoints", json=body)
+
+    def checkpoint_restore(self, agent_id: str, project: str | None) -> Json:
+        params: Json = {"agent_id": agent_id}
+        if project is not None:
+            params["project"] = project
+        return self._call("GET", "/v1/checkpoints/restore", params=params)
 
     def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json:
         body: Json = {"query": query, "limit": limit}

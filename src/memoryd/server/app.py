@@ -19,6 +19,7 @@ from starlette.datastructures import Headers
 
 from memoryd import __version__, dashboard
 from memoryd.config import Settings, load_settings
+from memoryd.continuity.worker import SessionWorker
 from memoryd.imports.service import start_import_worker
 from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.proxy import compat
@@ -36,6 +37,7 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.server.routes import (
+    checkpoints,
     consolidate,
     context,
     imports,
@@ -67,6 +69,9 @@ def create_app(
     schedule = None
     if settings.consolidate_interval_h > 0:
         schedule = Schedule(root, settings.consolidate_interval_h * 3600)
+    sessions = None
+    if settings.session_consolidate_interval_min > 0:
+        sessions = SessionWorker(root, settings.session_consolidate_interval_min * 60)
     tenant_admin = Tenants(root.engine)
     open_tenants = options.open_tenants
     if open_tenants is None:
@@ -80,7 +85,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if schedule is not None:
             schedule.start()
+        if sessions is not None:
+            sessions.start()
         yield
+        if sessions is not None:
+            sessions.stop()
         if schedule is not None:
             schedule.stop()
         await proxy.aclose()  # exchanges handed over are remembered before the store closes
@@ -123,6 +132,7 @@ def create_app(
     )
     for module in modules:
         app.include_router(module.router)
+    app.include_router(checkpoints.router)
     app.include_router(spaces.sharing_router)
     dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(

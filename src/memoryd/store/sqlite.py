@@ -18,6 +18,7 @@ import numpy.typing as npt
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
 from memoryd.store.aggregates import AggregateStore
+from memoryd.store.checkpoints import CheckpointStore
 from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
@@ -33,6 +34,7 @@ from memoryd.store.rows import (
     vector_to_blob,
 )
 from memoryd.store.search import SearchLegs
+from memoryd.store.session_layers import SessionLayerStore
 from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
@@ -56,6 +58,8 @@ class SQLiteStore(
     AggregateStore,
     ImportStore,
     SearchLegs,
+    CheckpointStore,
+    SessionLayerStore,
     SettingsStore,
     PendingEmbeddings,
 ):

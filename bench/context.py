@@ -142,6 +142,22 @@ def run_conversation(
     return rows
 
 
+def against_truncation(
+    path: Path, rows: list[dict[str, Any]], metrics: dict[str, Any]
+) -> dict[str, Any]:
+    """The report's data, counts and metrics, with the truncation baseline beside them."""
+    truncated = round(mean([r["truncation"] for r in rows]), 4)
+    return {
+        "data": str(path),
+        "questions": len(rows),
+        "metrics": metrics,
+        "baselines": {"truncation": {"evidence_in_context": truncated}},
+        "ratio_to_truncation": round(metrics["evidence_in_context"] / truncated, 2)
+        if truncated
+        else None,
+    }
+
+
 def run(
     path: Path, limit: int | None, embedder: CachedEmbedder, budget: int, date_headers: bool
 ) -> dict[str, Any]:
@@ -174,16 +190,9 @@ def run(
         }
         for c in sorted(CATEGORIES)
     }
-    truncated = round(mean([r["truncation"] for r in rows]), 4)
     return {
         "benchmark": "context",
-        "data": str(path),
-        "questions": len(rows),
-        "metrics": metrics,
-        "baselines": {"truncation": {"evidence_in_context": truncated}},
-        "ratio_to_truncation": round(metrics["evidence_in_context"] / truncated, 2)
-        if truncated
-        else None,
+        **against_truncation(path, rows, metrics),
         "config": {
             "budget_tokens": budget,
             "date_headers": date_headers,

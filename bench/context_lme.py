@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import CachedEmbedder, mean, run_all
-from bench.context import truncation
+from bench.context import against_truncation, truncation
 from bench.longmemeval import load, parse_date
 from memoryd.context import ContextConfig, ContextEngine
 from memoryd.context.summarise import date_line
@@ -102,16 +102,9 @@ def run(
         }
         for t in types
     }
-    truncated = round(mean([r["truncation"] for r in rows]), 4)
     return {
         "benchmark": "context_longmemeval",
-        "data": str(path),
-        "questions": len(rows),
-        "metrics": metrics,
-        "baselines": {"truncation": {"evidence_in_context": truncated}},
-        "ratio_to_truncation": round(metrics["evidence_in_context"] / truncated, 2)
-        if truncated
-        else None,
+        **against_truncation(path, rows, metrics),
         "config": {
             "budget_tokens": budget,
             "date_headers": date_headers,

@@ -9,10 +9,10 @@ process when a session ends, on an embedded home.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import TYPE_CHECKING
 
 from memoryd.continuity.layers import SessionLayers
+from memoryd.periodic import Periodic
 
 if TYPE_CHECKING:
     from memoryd.service import MemoryService
@@ -37,27 +37,15 @@ def run_pass(svc: MemoryService, idle_s: float = IDLE_S) -> dict[str, int]:
     return {"consolidated": consolidated, "expired": expired}
 
 
-class SessionWorker:
-    """``run_pass`` at start, then every ``interval_s``, in a daemon thread."""
+class SessionWorker(Periodic):
+    """``run_pass`` at start (finishing what a stopped server left), then every ``interval_s``."""
+
+    name = "memoryd-sessions"
+    at_start = True
 
     def __init__(self, svc: MemoryService, interval_s: float) -> None:
         self.svc = svc
-        self.interval_s = interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="memoryd-sessions", daemon=True)
+        super().__init__(interval_s)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _loop(self) -> None:
-        while True:
-            try:
-                run_pass(self.svc)
-            except Exception:
-                log.exception("session consolidation pass failed")
-            if self._stop.wait(self.interval_s):
-                return
+    def run_once(self) -> dict[str, int]:
+        return run_pass(self.svc)

@@ -28,7 +28,6 @@ no longer live, so the next run goes on from what is left).
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from collections import Counter
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from memoryd.ingest.rules import extract_facts
 from memoryd.ingest.worker import TaskInterrupted
 from memoryd.llm import LLMClient, LLMError, Usage
 from memoryd.models import Memory, MemoryType, utcnow
+from memoryd.periodic import Periodic
 from memoryd.store import MemoryFilter
 
 if TYPE_CHECKING:
@@ -258,25 +258,14 @@ def start_consolidation_worker(svc: MemoryService) -> TaskWorker:
     return engine.start_worker(run, CONSOLIDATE)
 
 
-class Schedule:
+class Schedule(Periodic):
     """Queues a consolidation of every active tenant every ``interval_s`` (``memoryd serve``)."""
+
+    name = "memoryd-consolidate"
 
     def __init__(self, svc: MemoryService, interval_s: float) -> None:
         self.svc = svc
-        self.interval_s = interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="memoryd-consolidate", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self.run_once()
+        super().__init__(interval_s)
 
     def run_once(self) -> list[str]:
         """Queue one consolidation per active tenant; the task ids."""

@@ -1,0 +1,48 @@
+"""A job that ``memoryd serve`` runs every so often in a daemon thread.
+
+One place for the loop, the stop and the rule that a failing run is logged
+and the next one still comes: the consolidation schedule and the session
+worker are each only their ``run_once``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class Periodic:
+    """``run_once`` every ``interval_s`` (first at start when ``at_start``), until ``stop``."""
+
+    name = "memoryd-periodic"
+    at_start = False
+
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def run_once(self) -> Any:
+        raise NotImplementedError
+
+    def _loop(self) -> None:
+        if self.at_start:
+            self._run()
+        while not self._stop.wait(self.interval_s):
+            self._run()
+
+    def _run(self) -> None:
+        try:
+            self.run_once()
+        except Exception:  # the next run still comes (logged)
+            log.exception("%s: a run failed", self.name)

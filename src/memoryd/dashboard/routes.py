@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, FastAPI, Form, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.staticfiles import StaticFiles
@@ -282,7 +283,8 @@ def install(app: FastAPI) -> None:
     """Add the pages and their static files to ``app``, after the API's error handlers.
 
     memoryd's errors on a dashboard path become an HTML page with the API's
-    status and message; everywhere else the API's JSON handler answers.
+    status and message (a malformed query string or form too: a 400 page);
+    everywhere else the API's JSON handlers answer.
     """
     from memoryd.dashboard import conversations, data, settings, spaces  # they use its helpers
 
@@ -294,18 +296,32 @@ def install(app: FastAPI) -> None:
     static = Path(__file__).with_name("static")
     app.mount(STATIC, StaticFiles(directory=static), name="dashboard-static")
     json_handler = app.exception_handlers[MemorydError]
+    json_validation = app.exception_handlers[RequestValidationError]
+
+    def on_page(request: Request) -> bool:
+        path = request.url.path
+        return is_dashboard_path(path) and not path.startswith(STATIC)
 
     async def memoryd_error(request: Request, exc: Exception) -> Response:
-        if not is_dashboard_path(request.url.path) or request.url.path.startswith(STATIC):
+        if not on_page(request):
             return await _maybe_await(json_handler(request, exc))
         assert isinstance(exc, MemorydError)
         name = "not_found.html" if isinstance(exc, NotFoundError) else "error.html"
         return page(request, name, status=exc.http_status, error=exc.message, code=exc.code)
 
+    async def malformed(request: Request, exc: Exception) -> Response:
+        if not on_page(request):
+            return await _maybe_await(json_validation(request, exc))
+        assert isinstance(exc, RequestValidationError)
+        fields = ", ".join(str(e["loc"][-1]) for e in exc.errors())
+        message = f"malformed request: check {fields}" if fields else "malformed request"
+        return page(request, "error.html", status=400, error=message, code="validation_error")
+
     async def sign_in_required(request: Request, exc: Exception) -> Response:
         return see_other("/sign-in")
 
     app.add_exception_handler(MemorydError, memoryd_error)
+    app.add_exception_handler(RequestValidationError, malformed)
     app.add_exception_handler(SignInRequired, sign_in_required)
 
 

@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -41,7 +40,7 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 from bench.common import Timer
-from bench.server import START_TIMEOUT_S, _free_port
+from bench.server import start_serve
 from bench.speed import _percentiles, build_store
 from bench.synthetic import queries
 from memoryd.service import LOCAL_TENANT, MemoryService
@@ -91,23 +90,8 @@ def _start_upstream() -> tuple[str, uvicorn.Server]:
 
 # ---------------------------------------------------------------------- memoryd serve
 def _serve(home: Path, upstream: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
     env = {**os.environ, "MEMORYD_UPSTREAM_URL": upstream, "MEMORYD_UPSTREAM_API_KEY": "bench"}
-    command = [sys.executable, "-m", "memoryd.cli", "--home", str(home), "serve"]
-    options = ["--port", str(port), "--log-level", "warning"]
-    process = subprocess.Popen([*command, *options], stdout=subprocess.DEVNULL, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"memoryd serve exited with {process.returncode}")
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("memoryd serve did not start")
+    return start_serve(home, [], env)
 
 
 # ---------------------------------------------------------------------- the clients

@@ -40,10 +40,17 @@ def _free_port() -> int:
 
 
 def _serve(home: Path, workers: int) -> tuple[subprocess.Popen[bytes], str]:
+    return start_serve(home, ["--no-auth", "--workers", str(workers)])
+
+
+def start_serve(
+    home: Path, options: list[str], env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``memoryd serve`` on a free loopback port with ``options``, once /health answers."""
     port = _free_port()
-    command = [sys.executable, "-m", "memoryd.cli", "--home", str(home), "serve", "--no-auth"]
-    options = ["--port", str(port), "--workers", str(workers), "--log-level", "warning"]
-    process = subprocess.Popen([*command, *options], stdout=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "memoryd.cli", "--home", str(home), "serve", *options]
+    command += ["--port", str(port), "--log-level", "warning"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:

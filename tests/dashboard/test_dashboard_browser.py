@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
-from server_harness import RunningServer, create_tenant
+from server_harness import RunningServer, completed_task, create_tenant
 
 COFFEE = "I prefer dark roast coffee in the morning"
 
@@ -260,10 +259,7 @@ def test_a_conversation_its_turns_and_what_ingest_made_of_it(
         )
         assert accepted.status_code == 202, accepted.text
         task_id = accepted.json()["task_id"]
-        for _ in range(200):
-            if api.get(f"/v1/tasks/{task_id}").json()["status"] in ("completed", "failed"):
-                break
-            time.sleep(0.1)
+        completed_task(lambda: api.get(f"/v1/tasks/{task_id}").json())
     page = signed_in(browser, server, key)
     page.click("nav >> text=Conversations")
     page.click("text=trip/planning 1")

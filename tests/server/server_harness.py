@@ -171,16 +171,18 @@ def ingest_and_wait(
     """``POST /v1/memories`` with ``messages`` (202), then its task once completed."""
     accepted = t.http.post("/v1/memories", json={"messages": messages, "session_id": session_id})
     assert accepted.status_code == 202, accepted.text
+    task_id = accepted.json()["task_id"]
+    return completed_task(lambda: t.http.get(f"/v1/tasks/{task_id}").json(), timeout_s)
+
+
+def completed_task(fetch: Callable[[], dict[str, Any]], timeout_s: float = 60.0) -> dict[str, Any]:
+    """Poll ``fetch`` (a task's JSON) until it is done; it must have completed."""
     deadline = time.monotonic() + timeout_s
-    while (task := t.http.get(f"/v1/tasks/{accepted.json()['task_id']}").json())["status"] not in (
-        "completed",
-        "failed",
-    ):
+    while (task := fetch())["status"] not in ("completed", "failed"):
         assert time.monotonic() < deadline, task
         time.sleep(0.05)
     assert task["status"] == "completed", task
-    result: dict[str, Any] = task
-    return result
+    return task
 
 
 def accept_invitation(tenant: TenantClient, space_id: str) -> dict[str, Any]:

@@ -9,11 +9,10 @@ context never come back as memory, and no bookkeeping tag reaches a prompt.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from server_harness import accept_invitation
+from server_harness import accept_invitation, completed_task
 from test_plugins import Plugin, container_tag
 
 from memoryd import AsyncRemoteMemory, RemoteMemory
@@ -65,16 +64,7 @@ def settled(server: RunningServer) -> None:
 
 
 def wait_task(client: Plugin, task_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + TASK_TIMEOUT_S
-    while (task := client.call("GET", f"/v1/tasks/{task_id}"))["status"] not in (
-        "completed",
-        "failed",
-    ):
-        assert time.monotonic() < deadline, task
-        time.sleep(0.05)
-    assert task["status"] == "completed", task
-    result: dict[str, Any] = task
-    return result
+    return completed_task(lambda: client.call("GET", f"/v1/tasks/{task_id}"), TASK_TIMEOUT_S)
 
 
 def all_tags(value: Any) -> Iterator[str]:

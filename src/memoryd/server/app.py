@@ -37,6 +37,7 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.server.routes import (
+    agent_tasks,
     checkpoints,
     consolidate,
     context,
@@ -133,6 +134,7 @@ def create_app(
     for module in modules:
         app.include_router(module.router)
     app.include_router(checkpoints.router)
+    app.include_router(agent_tasks.router)
     app.include_router(spaces.sharing_router)
     dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(

@@ -1,0 +1,77 @@
+"""MCP tools for collaboration tasks: an agent joins a task to share what is scoped to it.
+
+Memories scoped ``task/{id}`` are seen by the agents that take part in the
+task (docs/continuity.md). The MCP server acts as one agent when started
+with ``--agent-id`` (``MEMORYD_AGENT_ID``): these tools then join and leave
+for that agent.
+"""
+
+from __future__ import annotations
+
+from memoryd.mcp.backend import Json
+from memoryd.mcp.render import titled
+from memoryd.mcp.spec import ToolSpec, object_schema, string
+
+
+def _members(task: Json) -> str:
+    members = ", ".join(task.get("members") or []) or "none"
+    return f"Task {task.get('id')} ({task.get('title') or 'untitled'}): members {members}"
+
+
+TASK_TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="task_list",
+        title="List Tasks",
+        description=(
+            "List the collaboration tasks of this memory store and the agents taking part. "
+            "Use it to find the task to join before working with other agents on it; with "
+            "agent_id, only the tasks that agent takes part in."
+        ),
+        input_schema=object_schema({"agent_id": string("Only the tasks of this agent")}),
+        run=lambda b, a: b.task_list(a.get("agent_id")),
+        render=titled("Tasks"),
+        read_only=True,
+    ),
+    ToolSpec(
+        name="task_create",
+        title="Create Task",
+        description=(
+            "Create a collaboration task (an id of your choosing, e.g. 'billing-bug'); as an "
+            "agent you take part in it at once. Memories stored with scope 'task/<id>' are "
+            "then shared by every agent in the task and by no other."
+        ),
+        input_schema=object_schema(
+            {"id": string("The task id (letters, digits, . _ : @ + -)"), "title": string("Title")}
+        ),
+        run=lambda b, a: b.task_create(a.get("id"), a.get("title") or ""),
+        render=_members,
+    ),
+    ToolSpec(
+        name="task_join",
+        title="Join Task",
+        description=(
+            "Take part in a collaboration task: from now on you see the memories scoped "
+            "'task/<id>' and may store into that scope."
+        ),
+        input_schema=object_schema(
+            {"task_id": string("The task"), "agent_id": string("The agent (default: you)")},
+            ["task_id"],
+        ),
+        run=lambda b, a: b.task_join(a["task_id"], a.get("agent_id")),
+        render=_members,
+    ),
+    ToolSpec(
+        name="task_leave",
+        title="Leave Task",
+        description=(
+            "Stop taking part in a collaboration task: its memories are no longer seen by you."
+        ),
+        input_schema=object_schema(
+            {"task_id": string("The task"), "agent_id": string("The agent (default: you)")},
+            ["task_id"],
+        ),
+        run=lambda b, a: b.task_leave(a["task_id"], a.get("agent_id")),
+        render=_members,
+        destructive=True,
+    ),
+]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.table import Table
 from typer.core import TyperGroup
@@ -21,9 +20,7 @@ from memoryd.models import wire
 class TaskGroup(TyperGroup):
     """Subcommands, and an ingest task's id where a subcommand would be."""
 
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:  # typer's own click types
         if args and not args[0].startswith("-") and args[0] not in self.commands:
             args = ["status", *args]
         return super().resolve_command(ctx, args)

@@ -37,8 +37,9 @@ TASK_TOOLS: list[ToolSpec] = [
         title="Create Task",
         description=(
             "Create a collaboration task (an id of your choosing, e.g. 'billing-bug'); as an "
-            "agent you take part in it at once. Memories stored with scope 'task/<id>' are "
-            "then shared by every agent in the task and by no other."
+            "agent you take part in it at once. Use it when several agents start on one piece "
+            "of work: memories stored with scope 'task/<id>' are shared by every agent in the "
+            "task and by no other."
         ),
         input_schema=object_schema(
             {"id": string("The task id (letters, digits, . _ : @ + -)"), "title": string("Title")}
@@ -50,8 +51,9 @@ TASK_TOOLS: list[ToolSpec] = [
         name="task_join",
         title="Join Task",
         description=(
-            "Take part in a collaboration task: from now on you see the memories scoped "
-            "'task/<id>' and may store into that scope."
+            "Take part in a collaboration task. Use it when you are asked to help with a task "
+            "other agents work on: from now on you see the memories scoped 'task/<id>' and may "
+            "store into that scope."
         ),
         input_schema=object_schema(
             {"task_id": string("The task"), "agent_id": string("The agent (default: you)")},
@@ -64,7 +66,8 @@ TASK_TOOLS: list[ToolSpec] = [
         name="task_leave",
         title="Leave Task",
         description=(
-            "Stop taking part in a collaboration task: its memories are no longer seen by you."
+            "Stop taking part in a collaboration task. Use it when your part in the task is "
+            "done: its memories are no longer seen by you."
         ),
         input_schema=object_schema(
             {"task_id": string("The task"), "agent_id": string("The agent (default: you)")},

@@ -367,3 +367,23 @@ def test_mcp_stores_into_the_agents_scopes_only(
         with pytest.raises(NotFoundError):
             mem.as_agent("a", "s1").get(stored["id"])
         assert mem.as_agent("b").get(stored["id"]).scope == "agent/b"
+
+
+def test_async_memory_acts_as_an_agent(sdk: Door, sdk_home: Path, embedder: LocalEmbedder) -> None:
+    import asyncio
+
+    from memoryd.aio import AsyncMemory
+
+    async def scenario() -> None:
+        async with AsyncMemory(sdk_home, embedder=embedder) as mem:
+            c = mem.as_agent("c", "s3")
+            assert [t["id"] for t in await c.tasks.list("c")] == ["t2"]
+            with pytest.raises(NotFoundError):
+                await c.get(sdk.ids["task/t1"])
+            await c.tasks.join("t1")
+            assert (await c.get(sdk.ids["task/t1"])).scope == "task/t1"
+            await c.tasks.leave("t1")
+            with pytest.raises(NotFoundError):
+                await c.get(sdk.ids["task/t1"])
+
+    asyncio.run(scenario())

@@ -44,6 +44,7 @@ from memoryd.continuity.model import Owner
 from memoryd.errors import MemorydError
 from memoryd.models import new_id, utcnow
 from memoryd.store.rows import to_us
+from memoryd.store.scopes import agent_scope
 
 if TYPE_CHECKING:
     from memoryd.llm import LLMClient
@@ -232,12 +233,15 @@ class SessionLayers:
         """The layer as a memory of its session; the same layer again is the same memory."""
         depth = int(row["depth"])
         days: float = getattr(self.service.settings, f"session_d{depth}_retention_days")
-        memory = self.service.add(
+        # consolidation is the store's own work, whichever view started it
+        owner = self.service.for_tenant(self.service.tenant_id)
+        memory = owner.add(
             str(row["content"]),
             key=f"session/{row['agent_id']}/{row['session_id']}/d{depth}",
             tags=[TAG, f"d{depth}"],
             agent_id=row["agent_id"],
             session_id=row["session_id"],
+            scope=agent_scope(row["agent_id"]),
             source=SOURCE,
             category="events",
             memory_type="insight",

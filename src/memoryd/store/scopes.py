@@ -42,6 +42,11 @@ def check_part(kind: str, value: Any) -> str:
     return value
 
 
+def is_part(value: object) -> bool:
+    """Whether ``value`` can stand inside a scope as an agent, session or task id."""
+    return isinstance(value, str) and _PART.fullmatch(value) is not None
+
+
 @dataclass(frozen=True)
 class Scope:
     """A parsed scope; ``str()`` is its stored form."""
@@ -93,6 +98,15 @@ def normalize_scope(value: str | None) -> str | None:
         return str(parse_scope(value))
     except ValidationError:
         return value
+
+
+def agent_scope(agent_id: str) -> str:
+    """``agent/{agent_id}``; ``global`` for an id that cannot stand in a scope (a slash or a
+    space in it): what only that agent should see needs an id that can name it."""
+    try:
+        return str(Scope(AGENT, agent_id=check_part("agent id", agent_id)))
+    except ValidationError:
+        return GLOBAL
 
 
 @dataclass(frozen=True)

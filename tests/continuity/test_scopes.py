@@ -361,6 +361,8 @@ def test_mcp_stores_into_the_agents_scopes_only(
     stored = b.ok("memory_store", content="b's own mcp note on kumquats", scope="agent/b")
     assert stored["scope"] == "agent/b"
     assert "forbidden" in b.fail("memory_store", content="into a's scope", scope="agent/a")
+    assert b.ok("session_layers") == {"layers": []}
+    assert "forbidden" in b.fail("session_layers", agent_id="a")
     tasks = b.ok("task_list", agent_id="b")["tasks"]
     assert sorted(t["id"] for t in tasks) == ["t1", "t2"]
     with Memory(sdk_home, embedder=embedder) as mem:

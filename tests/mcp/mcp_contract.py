@@ -72,6 +72,7 @@ EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
     ),
     "session_restore": ({"agent_id": STRING, "project": STRING}, {"agent_id"}),
     # collaboration tasks, the task/{id} scopes (docs/continuity.md)
+    "session_layers": ({"agent_id": STRING, "session_id": STRING}, set()),
     "task_list": ({"agent_id": STRING}, set()),
     "task_create": ({"id": STRING, "title": STRING}, set()),
     "task_join": ({"task_id": STRING, "agent_id": STRING}, {"task_id"}),

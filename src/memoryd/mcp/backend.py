@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from memoryd.client import DEFAULT_TIMEOUT_S, RemoteMemory
 from memoryd.continuity import Continuity, Owner
+from memoryd.continuity.layers import SessionLayers
 from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
 from memoryd.imports.service import start_import_worker
@@ -106,6 +107,9 @@ class Backend(ABC):
     def lcm_expand(
         self, conversation_id: str, summary_id: str | None, query: str | None
     ) -> Json: ...
+
+    @abstractmethod
+    def session_layers(self, agent_id: str | None, session_id: str | None) -> Json: ...
 
     # ------------------------------------------------------------------ tasks (scopes)
     @abstractmethod
@@ -255,6 +259,10 @@ class EmbeddedBackend(Backend):
         latest = continuity.latest(agent_id, project)
         text = "" if latest is None else continuity.render(latest)
         return {"text": text, "checkpoint_id": None if latest is None else latest.id}
+
+    def session_layers(self, agent_id: str | None, session_id: str | None) -> Json:
+        found = SessionLayers(self.service, llm=None).layers(agent_id, session_id)
+        return {"layers": wire(found)}
 
     def task_list(self, agent_id: str | None) -> Json:
         return {"tasks": wire(self.service.tasks.list(agent_id))}
@@ -411,6 +419,10 @@ class RemoteBackend(Backend):
     def lcm_expand(self, conversation_id: str, summary_id: str | None, query: str | None) -> Json:
         body: Json = {"summary_id": summary_id, "query": query}
         return self._call("POST", f"/v1/context/{_seg(conversation_id)}/expand", json=body)
+
+    def session_layers(self, agent_id: str | None, session_id: str | None) -> Json:
+        params = {k: v for k, v in (("agent_id", agent_id), ("session_id", session_id)) if v}
+        return self._call("GET", "/v1/session-layers", params=params)
 
     def task_list(self, agent_id: str | None) -> Json:
         params = {} if agent_id is None else {"agent_id": agent_id}

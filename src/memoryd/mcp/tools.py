@@ -13,12 +13,12 @@ content; search and list results carry ids because the follow-up tools
 from __future__ import annotations
 
 from memoryd.mcp.backend import Backend, Json
+from memoryd.mcp.continuity_tools import CONTINUITY_TOOLS
 from memoryd.mcp.render import dump, render_list, render_search, titled
 from memoryd.mcp.spec import ToolSpec
 from memoryd.mcp.spec import object_schema as _object
 from memoryd.mcp.spec import string as _string
 from memoryd.mcp.spec import strings as _strings
-from memoryd.mcp.task_tools import TASK_TOOLS
 from memoryd.proxy.memory_api import TYPES
 
 DEFAULT_SEARCH_LIMIT = 10
@@ -476,5 +476,5 @@ TOOLS: list[ToolSpec] = [
     ),
 ]
 
-TOOLS += TASK_TOOLS
+TOOLS += CONTINUITY_TOOLS
 TOOLS_BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}

@@ -44,6 +44,7 @@ from memoryd.server.routes import (
     imports,
     memories,
     portability,
+    session_layers,
     spaces,
     stats,
     tenants,
@@ -135,6 +136,7 @@ def create_app(
         app.include_router(module.router)
     app.include_router(checkpoints.router)
     app.include_router(agent_tasks.router)
+    app.include_router(session_layers.router)
     app.include_router(spaces.sharing_router)
     dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(

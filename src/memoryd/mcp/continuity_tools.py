@@ -1,9 +1,10 @@
-"""MCP tools for collaboration tasks: an agent joins a task to share what is scoped to it.
+"""MCP tools of session continuity beyond checkpoints: collaboration tasks and the
+sessions' summary layers.
 
 Memories scoped ``task/{id}`` are seen by the agents that take part in the
 task (docs/continuity.md). The MCP server acts as one agent when started
-with ``--agent-id`` (``MEMORYD_AGENT_ID``): these tools then join and leave
-for that agent.
+with ``--agent-id`` (``MEMORYD_AGENT_ID``): the task tools then join and
+leave for that agent, and the layers are that agent's sessions'.
 """
 
 from __future__ import annotations
@@ -18,7 +19,23 @@ def _members(task: Json) -> str:
     return f"Task {task.get('id')} ({task.get('title') or 'untitled'}): members {members}"
 
 
-TASK_TOOLS: list[ToolSpec] = [
+CONTINUITY_TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="session_layers",
+        title="Session Layers",
+        description=(
+            "Read the condensed memory of earlier sessions: per session its themes (D0), gist "
+            "(D1), outline (D2) and exchange summary (D5, kept a week). Use it when the user "
+            "asks what was done in a past session and search found its gist: the outline has "
+            "the steps. Filter by agent_id and session_id."
+        ),
+        input_schema=object_schema(
+            {"agent_id": string("Only this agent's"), "session_id": string("Only this session")}
+        ),
+        run=lambda b, a: b.session_layers(a.get("agent_id"), a.get("session_id")),
+        render=titled("Session layers"),
+        read_only=True,
+    ),
     ToolSpec(
         name="task_list",
         title="List Tasks",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +21,7 @@ import numpy.typing as npt
 from memoryd.config import Settings, load_settings
 from memoryd.embed import Embedder
 from memoryd.engine import Engine
-from memoryd.errors import NotFoundError, ValidationError
+from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.ids import resolve_id
 from memoryd.ingest.capture import capture
 from memoryd.ingest.conversation import embedding_text
@@ -54,12 +55,14 @@ from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequ
 from memoryd.retrieve.config import DEFAULT_LIMIT
 from memoryd.stats import Stats
 from memoryd.store import MemoryFilter
+from memoryd.store.scopes import Viewer, normalize_scope
 from memoryd.tenancy.sharing import Sharing
 from memoryd.tenancy.spaces import Spaces
 from memoryd.users import LOCAL_TENANT as LOCAL_TENANT
 from memoryd.users import user_tenant
 
 if TYPE_CHECKING:
+    from memoryd.continuity.tasks import AgentTasks
     from memoryd.ingest.smart import SmartIngest
 from memoryd.store.rows import to_us
 
@@ -74,7 +77,11 @@ VALIDITY = ("valid_from", "valid_to")
 
 
 class MemoryService:
-    """One tenant's view of an engine. ``for_tenant`` gives another tenant's view."""
+    """One tenant's view of an engine. ``for_tenant`` gives another tenant's view,
+    ``for_agent`` the view of one of its agents (which sees only its scopes)."""
+
+    #: the agent this view acts as (memoryd.store.scopes); None: the owner, every scope
+    viewer: Viewer | None = None
 
     def __init__(
         self,
@@ -98,6 +105,25 @@ class MemoryService:
     def for_tenant(self, tenant_id: str) -> MemoryService:
         """The same engine seen as another tenant (the server's per-request service)."""
         return MemoryService(tenant_id=tenant_id, engine=self.engine)
+
+    def for_agent(self, agent_id: str, session_id: str | None = None) -> MemoryService:
+        """The same tenant as one of its agents, in ``session_id``: every read of the view
+        sees global, the agent's tasks, its agent scope and that session only, and every
+        write goes into one of those (memoryd.store.scopes)."""
+        view = MemoryService(tenant_id=self.tenant_id, engine=self.engine)
+        view.viewer = Viewer.of(agent_id, session_id)
+        return view
+
+    @cached_property
+    def tasks(self) -> AgentTasks:
+        """Collaboration tasks of the tenant's agents (the ``task/{id}`` scopes)."""
+        from memoryd.continuity.tasks import AgentTasks  # continuity builds on this service
+
+        return AgentTasks(self)
+
+    def scoped(self, f: MemoryFilter) -> MemoryFilter:
+        """``f`` as this view may see it: with the viewer of an agent's view."""
+        return f if self.viewer is None else replace(f, viewer=self.viewer)
 
     @cached_property
     def spaces(self) -> Spaces:
@@ -149,6 +175,8 @@ class MemoryService:
         live in Berlin"). Content already held by a direct memory (or by the
         key) is a repeat: that memory is returned, recalled once more.
         """
+        if self.viewer is not None or fields.get("scope") is not None:
+            fields["scope"] = self.tasks.writable_scope(fields.get("scope"))
         memory = build_direct_memory(
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
@@ -162,13 +190,17 @@ class MemoryService:
         return resolve_id(
             "memory",
             memory_id,
-            lambda prefix, n: self.store.memory_ids_like(self.tenant_id, where, prefix, n),
+            lambda prefix, n: self.store.memory_ids_like(
+                self.tenant_id, where, prefix, n, self.viewer
+            ),
         )
 
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
         spaces = self.spaces.readable_spaces()
-        memory = self.store.get(self.tenant_id, spaces, self.resolve_id(memory_id, spaces))
+        memory = self.store.get(
+            self.tenant_id, spaces, self.resolve_id(memory_id, spaces), self.viewer
+        )
         if memory is None:
             raise NotFoundError(f"memory {memory_id}")
         return memory
@@ -180,8 +212,10 @@ class MemoryService:
         nothing writes nothing (no history row, no new version).
         """
         parsed = parse_changes(fields)
+        if "scope" in parsed:
+            parsed["scope"] = self.tasks.writable_scope(parsed["scope"])
         memory_id = self.resolve_id(memory_id, [self.space_id])
-        current = self.store.get(self.tenant_id, [self.space_id], memory_id)
+        current = self.store.get(self.tenant_id, [self.space_id], memory_id, self.viewer)
         if current is None:
             raise NotFoundError(f"memory {memory_id}")
         changes = {k: v for k, v in parsed.items() if getattr(current, k, None) != v}
@@ -208,7 +242,10 @@ class MemoryService:
         """
         memory_id = self.resolve_id(memory_id, [self.space_id])
         self.store.set_state_where(
-            self.tenant_id, [self.space_id], MemoryFilter(ids=[memory_id]), State.DELETED
+            self.tenant_id,
+            [self.space_id],
+            self.scoped(MemoryFilter(ids=[memory_id])),
+            State.DELETED,
         )
 
     def batch_delete(
@@ -219,11 +256,12 @@ class MemoryService:
     ) -> dict[str, Any]:
         """By ids (unknown ones skipped), or by filter: a dry run unless ``confirm``."""
         if ids:
-            found = MemoryFilter(ids=[self.expand_id(i, [self.space_id]) for i in ids])
+            found = self.scoped(MemoryFilter(ids=[self.expand_id(i, [self.space_id]) for i in ids]))
             n = self.store.set_state_where(self.tenant_id, [self.space_id], found, State.DELETED)
             return {"deleted": n, "mode": "ids"}
         if filter is None:
             raise ValidationError("provide either memory_ids or filter")
+        filter = self.scoped(filter)
         if not confirm:
             return {"would_delete": self.store.count(self.tenant_id, [self.space_id], filter)}
         n = self.store.set_state_where(self.tenant_id, [self.space_id], filter, State.DELETED)
@@ -241,6 +279,8 @@ class MemoryService:
         """Everything in the personal space; refused without ``confirm``."""
         if not confirm:
             raise ValidationError("delete-all needs explicit confirmation")
+        if self.viewer is not None:  # it clears every agent's sessions and checkpoints too
+            raise ForbiddenError("delete-all is the owner's: send it without an agent identity")
         n = self.store.set_state_where(
             self.tenant_id, [self.space_id], MemoryFilter(), State.DELETED
         )
@@ -265,6 +305,7 @@ class MemoryService:
         session_id: str | None = None,
         agent_id: str | None = None,
         space_id: str | None = None,
+        scope: str | None = None,
     ) -> tuple[list[Memory], int]:
         """Memories by the reference's list filters. Session turns only when asked for.
 
@@ -280,7 +321,9 @@ class MemoryService:
             tags=check_tags(tags) or None,
             session_id=session_id,
             agent_id=agent_id,
+            scope=normalize_scope(scope),
             exclude_types=() if memory_type else (MemoryType.SESSION,),
+            viewer=self.viewer,
         )
         space = self.spaces.visible(space_id).id if space_id else self.space_id
         return self.store.list_memories(
@@ -336,7 +379,7 @@ class MemoryService:
             min_score = check_unit("min_score", min_score, 0.0)
         now = check_time("now", now) or utcnow()
         f = MemoryFilter(
-            scope=scope,
+            scope=normalize_scope(scope),
             tags=check_tags(tags) or None,
             source=source or None,
             agent_id=agent_id or None,
@@ -349,6 +392,7 @@ class MemoryService:
             created_before=check_time("created_before", created_before),
             as_of=check_time("as_of", as_of),
             live_at=now,
+            viewer=self.viewer,
         )
         request = SearchRequest(
             query=query,
@@ -419,7 +463,7 @@ class MemoryService:
     def mark_noise(self, memory_id: str) -> None:
         """Teach the noise filter: this memory was chatter. It is deleted and its vector kept."""
         memory_id = self.resolve_id(memory_id, [self.space_id])
-        memory = self.store.get(self.tenant_id, [self.space_id], memory_id)
+        memory = self.store.get(self.tenant_id, [self.space_id], memory_id, self.viewer)
         if memory is None:
             raise NotFoundError(f"memory {memory_id}")
         vector = self.store.get_vector(memory.id)

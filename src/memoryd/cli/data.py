@@ -161,7 +161,6 @@ def ingest(
     emit(data, human)
 
 
-@app.command(rich_help_panel=DATA)
 def task(
     task_id: Annotated[
         str, typer.Argument(metavar="ID", help="A task id (from ingest), or a unique start of it.")

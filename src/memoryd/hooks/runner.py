@@ -153,7 +153,8 @@ def run_hook(
             source = stdin if stdin is not None else sys.stdin.buffer
             interactive = stdin is None and sys.stdin.isatty()
             payload = {} if interactive else read_payload(source)
-            backend = open_backend(config)
+            session = payload.get("session_id") if isinstance(payload, dict) else None
+            backend = open_backend(config, session if isinstance(session, str) else None)
             state["result"] = event.handler(payload, backend, config)
         except Exception:
             log.exception("%s failed", command)

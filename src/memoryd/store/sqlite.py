@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
+from memoryd.store.agent_tasks import AgentTaskStore
 from memoryd.store.aggregates import AggregateStore
 from memoryd.store.checkpoints import CheckpointStore
 from memoryd.store.database import map_storage_errors
@@ -33,6 +34,7 @@ from memoryd.store.rows import (
     to_us,
     vector_to_blob,
 )
+from memoryd.store.scopes import Viewer
 from memoryd.store.search import SearchLegs
 from memoryd.store.session_layers import SessionLayerStore
 from memoryd.store.sessions import RawMessage, SessionLog
@@ -60,6 +62,7 @@ class SQLiteStore(
     SearchLegs,
     CheckpointStore,
     SessionLayerStore,
+    AgentTaskStore,
     SettingsStore,
     PendingEmbeddings,
 ):
@@ -288,24 +291,43 @@ class SQLiteStore(
 
     # ------------------------------------------------------------------ memories: reads
     def _get(
-        self, conn: sqlite3.Connection, tenant_id: str, space_ids: Sequence[str], memory_id: str
+        self,
+        conn: sqlite3.Connection,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        viewer: Viewer | None = None,
     ) -> Memory | None:
         where, params = where_clause(
-            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State))
+            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State), viewer=viewer)
         )
         row = conn.execute(
             f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where}", params
         ).fetchone()
         return None if row is None else row_to_memory(row)
 
-    def get(self, tenant_id: str, space_ids: Sequence[str], memory_id: str) -> Memory | None:
-        return self._get(self.conn, tenant_id, space_ids, memory_id)
+    def get(
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        viewer: Viewer | None = None,
+    ) -> Memory | None:
+        """The memory, if the tenant (and ``viewer``, an agent, when given) may see it."""
+        return self._get(self.conn, tenant_id, space_ids, memory_id, viewer)
 
     def memory_ids_like(
-        self, tenant_id: str, space_ids: Sequence[str], prefix: str, limit: int
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        prefix: str,
+        limit: int,
+        viewer: Viewer | None = None,
     ) -> list[str]:
         """Ids of memories (any state) that start with ``prefix``, in id order."""
-        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        where, params = where_clause(
+            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
+        )
         return self.ids_with_prefix("memories m", "m.id", prefix, where, params, limit)
 
     def ids_with_prefix(
@@ -377,11 +399,17 @@ class SQLiteStore(
         )
 
     def iter_all(
-        self, tenant_id: str, space_ids: Sequence[str], batch: int = 1000
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        batch: int = 1000,
+        viewer: Viewer | None = None,
     ) -> Iterator[Memory]:
-        """Every memory in any state, in insertion order (export)."""
+        """Every memory in any state (that ``viewer`` may see), in insertion order (export)."""
         last = 0
-        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        where, params = where_clause(
+            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
+        )
         while True:
             rows = self.conn.execute(
                 f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} AND m.rowid > ? "

@@ -24,16 +24,18 @@ from memoryd.models import (
     ScoredMemory,
     SearchResponse,
     SearchTrace,
-    SpaceType,
     StageTrace,
 )
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate, by_score
 from memoryd.retrieve.config import (
     DEFAULT_RECIPE,
+    STAGES,
     SearchConfig,
+    SpaceRef,
     contentless,
     provenance_weight,
+    stage_names,
 )
 from memoryd.retrieve.convex_fusion import convex_fuse
 from memoryd.retrieve.cross_encoder import CrossEncoder, cross_encoder_rerank
@@ -53,28 +55,6 @@ from memoryd.store.sqlite import SQLiteStore
 log = logging.getLogger(__name__)
 
 
-# the 12 stages in order; "fusion" is named by the recipe's fusion (rrf or convex)
-STAGES = (
-    "parallel_search",
-    "fusion",
-    "rrf_normalize",
-    "min_score_filter",
-    "topk_cap",
-    "cross_encoder",
-    "bm25_floor",
-    "decay_boost",
-    "importance_weight",
-    "length_norm",
-    "hard_cutoff",
-    "mmr_diversity",
-)
-
-
-def stage_names(config: SearchConfig) -> list[str]:
-    """The stage names of a search with this recipe, as its trace names them."""
-    return [f"{config.fusion}_fusion" if s == "fusion" else s for s in STAGES]
-
-
 @dataclass
 class SearchRequest:
     query: str
@@ -84,12 +64,6 @@ class SearchRequest:
     min_score: float | None = None
     include_trace: bool = False
     config: SearchConfig = field(default_factory=lambda: DEFAULT_RECIPE)
-
-
-@dataclass
-class SpaceRef:
-    space_id: str
-    space_type: SpaceType
 
 
 class _Tracer:

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     from usearch.index import Index
 
 # A space switches from the exact scan to this graph past this many vectors.
@@ -61,6 +60,8 @@ class HnswGraph:
 
     def add(self, rowids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
         """Insert rows that are not in the graph (a rowid already in it is an error)."""
+        import numpy as np
+
         if rowids.size == 0:
             return
         threads = 0 if rowids.size >= _PARALLEL_ADD else 1  # 0: every core
@@ -72,11 +73,15 @@ class HnswGraph:
 
     def remove(self, rowids: npt.NDArray[np.int64]) -> None:
         """Drop rows from the graph; rowids that are not in it are ignored."""
+        import numpy as np
+
         if rowids.size:
             self._index.remove(rowids.astype(np.uint64), threads=1)
 
     def search(self, query: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.int64]:
         """The rowids of about the ``count`` nearest rows, best first (approximate)."""
+        import numpy as np
+
         if count <= 0 or len(self._index) == 0:
             return np.zeros(0, np.int64)
         matches = self._index.search(np.asarray(query, dtype=np.float32), count, threads=1)

@@ -10,10 +10,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
@@ -39,7 +36,10 @@ from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
-from memoryd.store.vector_index import IndexRow, VectorIndex
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 DB_FILENAME = "memoryd.db"
 # what one recall adds to a memory's confidence (seed 001's holographic trust)
@@ -86,6 +86,8 @@ class SQLiteStore(
                     f"the configured embedder is {name} ({dim} dimensions); run "
                     "`memoryd reindex` to re-embed every memory with the configured model"
                 )
+        from memoryd.store.vector_index import VectorIndex  # NumPy: loaded by the first search
+
         self.index = VectorIndex(dim, hnsw_threshold)
 
     # ------------------------------------------------------------------ memories: writes
@@ -265,6 +267,8 @@ class SQLiteStore(
         """Undo an import's journal; (memories deleted, session messages deleted)."""
         gone, memories, sessions = self.undo_import(import_id)
         if self.index is not None:
+            from memoryd.store.vector_index import IndexRow
+
             for rowid, space_id in gone:  # deleted rows never reach the seq-based sync
                 space = self.index.space(space_id)
                 with space.lock:
@@ -333,6 +337,8 @@ class SQLiteStore(
             f"SELECT id, vector FROM memories WHERE id IN ({marks}) AND vector IS NOT NULL",
             list(memory_ids),
         ).fetchall()
+        import numpy as np
+
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
     def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:

@@ -98,6 +98,25 @@ def drain_(
     raise typer.Exit(drain(task, after_pid, home=state.home))
 
 
+@hook_app.command("resident", hidden=True)
+def resident_(
+    idle: Annotated[
+        float, typer.Option(min=0.01, max=24 * 60, help="Exit after this many idle minutes.")
+    ] = 30.0,
+    stop: Annotated[bool, typer.Option("--stop", help="Stop the running one instead.")] = False,
+) -> None:
+    """Keep this home warm for the prompt hooks (started by a hook, detached)."""
+    from memoryd.home import default_home
+    from memoryd.hooks import resident
+    from memoryd.hooks.resident_serve import serve
+
+    if stop:
+        stopped = resident.stop(state.home or default_home())
+        emit({"stopped": stopped}, lambda: console.print("stopped" if stopped else "not running"))
+        return
+    raise typer.Exit(serve(state.home, idle))
+
+
 @app.command(rich_help_panel=MEMORIES)
 def profile(
     query: Annotated[

@@ -6,6 +6,7 @@ them, per space, and merges the spaces.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -53,6 +54,8 @@ from memoryd.store.filters import MemoryFilter
 from memoryd.store.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
+# query vectors kept per retriever (384 float32 each with the bundled model: ~1.5 MB)
+QUERY_CACHE_SIZE = 1024
 
 
 @dataclass
@@ -102,10 +105,18 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.reranker = reranker
+        # a repeated query (an agent asking again each turn, a hook's prompt) skips the model;
+        # failures raise, so they are never cached
+        self._embed_cached = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_fresh)
+
+    def _embed_fresh(self, query: str) -> npt.NDArray[np.float32]:
+        vector = self.embedder.embed_one(query)
+        vector.flags.writeable = False  # shared by every search of this query
+        return vector
 
     def _embed_query(self, query: str) -> npt.NDArray[np.float32] | None:
         try:
-            return self.embedder.embed_one(query)
+            return self._embed_cached(query)
         except (MemorydError, RuntimeError, ValueError) as exc:
             log.warning("query embedding failed, searching by keywords only: %s", exc)
             return None

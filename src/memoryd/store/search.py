@@ -47,7 +47,7 @@ class SearchLegs(SpaceStore):
             rows = conn.execute(
                 "SELECT rowid, vector, state = 'active' AND NOT EXISTS (SELECT 1 FROM "
                 "json_each(marks) WHERE json_each.value = ?), invalidated_at, valid_to, "
-                "expires_at, valid_from FROM memories WHERE space_id = ? AND seq > ?",
+                "expires_at, valid_from, seq FROM memories WHERE space_id = ? AND seq > ?",
                 (TOOL_OUTPUT_MARK, space_id, space.seq),
             ).fetchall()
             space.apply(
@@ -60,11 +60,12 @@ class SearchLegs(SpaceStore):
                         valid_to=r[4],
                         expires_at=r[5],
                         valid_from=r[6],
+                        seq=r[7],
                     )
                     for r in rows
-                ]
+                ],
+                seq,
             )
-            space.seq = seq
 
     def allowed_rowids(
         self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter

@@ -45,6 +45,8 @@ DB_FILENAME = "memoryd.db"
 # what one recall adds to a memory's confidence (seed 001's holographic trust)
 RECALL_TRUST_STEP = 0.02
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
+# the folder of saved HNSW graphs beside the database file (memoryd.db-graphs)
+GRAPH_DIR_SUFFIX = "-graphs"
 # sorts after every string that starts with a given prefix (BINARY collation, UTF-8)
 PREFIX_END = "\U0010ffff"
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
@@ -67,6 +69,11 @@ class SQLiteStore(
         super().__init__(path)
         self.index = None
 
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.save()  # the graphs that changed enough since their last save
+        super().close()
+
     def bind_embedding_model(
         self, name: str, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD
     ) -> None:
@@ -88,7 +95,9 @@ class SQLiteStore(
                 )
         from memoryd.store.vector_index import VectorIndex  # NumPy: loaded by the first search
 
-        self.index = VectorIndex(dim, hnsw_threshold)
+        # the HNSW graphs of large spaces are kept beside the database between processes
+        graphs = self.path.with_name(self.path.name + GRAPH_DIR_SUFFIX)
+        self.index = VectorIndex(dim, hnsw_threshold, graph_dir=graphs, model=name)
 
     # ------------------------------------------------------------------ memories: writes
     def insert_memories(

@@ -15,16 +15,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
 from memoryd.config import Settings, load_settings
-from memoryd.embed import Embedder
 from memoryd.engine import Engine
 from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.ids import resolve_id
-from memoryd.ingest.capture import capture
-from memoryd.ingest.conversation import embedding_text
 from memoryd.ingest.direct import (
     build_direct_memory,
     check_id,
@@ -36,7 +30,6 @@ from memoryd.ingest.direct import (
     parse_changes,
     parse_enum,
 )
-from memoryd.ingest.noise import MAX_LEARNED_NOISE
 from memoryd.ingest.worker import TaskWorker, wait_until_done
 from memoryd.models import (
     Category,
@@ -51,20 +44,25 @@ from memoryd.models import (
     personal_space,
     utcnow,
 )
-from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest
-from memoryd.retrieve.config import DEFAULT_LIMIT
-from memoryd.stats import Stats
+from memoryd.retrieve.config import DEFAULT_LIMIT, DEFAULT_RECIPE, SearchConfig
 from memoryd.store import MemoryFilter
+from memoryd.store.rows import to_us
 from memoryd.store.scopes import Viewer, normalize_scope
-from memoryd.tenancy.sharing import Sharing
-from memoryd.tenancy.spaces import Spaces
 from memoryd.users import LOCAL_TENANT as LOCAL_TENANT
 from memoryd.users import user_tenant
 
 if TYPE_CHECKING:
+    # loaded by the methods that need them: a command that only reads (memoryd list,
+    # get, stats, forget) starts without NumPy, the model, or the retrieval stages
+    import numpy as np
+    import numpy.typing as npt
+
     from memoryd.continuity.tasks import AgentTasks
+    from memoryd.embed import Embedder
     from memoryd.ingest.smart import SmartIngest
-from memoryd.store.rows import to_us
+    from memoryd.retrieve import Retriever
+    from memoryd.tenancy.sharing import Sharing
+    from memoryd.tenancy.spaces import Spaces
 
 log = logging.getLogger(__name__)
 
@@ -128,11 +126,15 @@ class MemoryService:
     @cached_property
     def spaces(self) -> Spaces:
         """Spaces, members, invitations and auto-share rules, as this tenant."""
+        from memoryd.tenancy.spaces import Spaces
+
         return Spaces(self.engine, self.tenant_id)
 
     @cached_property
     def sharing(self) -> Sharing:
         """Copies between spaces, as this tenant."""
+        from memoryd.tenancy.sharing import Sharing
+
         return Sharing(self.engine, self.tenant_id)
 
     def for_user(self, user_id: str) -> MemoryService:
@@ -228,6 +230,8 @@ class MemoryService:
                 raise ValidationError("valid_to must be after valid_from")
         if "content" in changes:
             changes = {**derived_fields(current, changes["content"]), **changes}
+            from memoryd.ingest.conversation import embedding_text
+
             vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
         action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
         return self.store.update_memory(
@@ -394,6 +398,8 @@ class MemoryService:
             live_at=now,
             viewer=self.viewer,
         )
+        from memoryd.retrieve import SearchRequest
+
         request = SearchRequest(
             query=query,
             limit=limit,
@@ -432,6 +438,8 @@ class MemoryService:
         :mod:`memoryd.ingest.capture`). ``defer_embedding`` returns once the
         turns are durable; their vectors follow from the engine's embed queue.
         """
+        from memoryd.ingest.capture import capture
+
         return capture(
             self,
             messages,
@@ -453,6 +461,7 @@ class MemoryService:
 
     def smart_ingest_for(self, task: dict[str, Any]) -> SmartIngest:
         """The slow path for a task's tenant and space, with its learned noise and the LLM."""
+        from memoryd.ingest.noise import MAX_LEARNED_NOISE
         from memoryd.ingest.smart import SmartIngest  # the slow path builds on this service
         from memoryd.llm import create_llm  # None without an LLM configured: rules only
 
@@ -515,6 +524,8 @@ class MemoryService:
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:
         """The counts of ``GET /v1/stats`` over the tenant's spaces, the model and the home."""
+        from memoryd.stats import Stats
+
         return {
             **Stats(self.engine, self.tenant_id).overview(),
             "embedding_model": self.store.get_meta("embed_model"),

@@ -10,7 +10,6 @@ import os
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
-import anyio
 import typer
 
 from memoryd.cli.app import SERVER, app, err, state
@@ -74,6 +73,8 @@ def mcp(
     MEMORYD_API_KEY (or OMEM_API_KEY). Over http the endpoint is
     http://HOST:PORT/mcp.
     """
+    import anyio
+
     from memoryd.mcp.server import serve_http, serve_stdio
 
     try:

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from memoryd.cli.app import SERVER, app, console, err, state
-from memoryd.config import load_settings
 from memoryd.errors import MemorydError, StorageDamagedError
 from memoryd.server.options import (
     DEFAULT_HOST,
@@ -19,10 +18,6 @@ from memoryd.server.options import (
     ServeOptions,
     is_loopback,
 )
-from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.store import DB_FILENAME
-from memoryd.store.maintenance import check
-from memoryd.tenancy.tenants import Tenants
 
 BOOTSTRAP_KEY_NAME = "bootstrap"
 
@@ -49,6 +44,8 @@ def serve(
     On the first start of a home with no API keys, a key for the local tenant
     (the one the CLI and the SDK use) is created and printed once.
     """
+    from memoryd.config import load_settings  # loaded by the command, not by --help
+
     try:
         ServeOptions(host=host, no_auth=no_auth).check()
         settings = load_settings(state.home)
@@ -89,6 +86,9 @@ def serve(
 def _check_database(home: Path) -> None:
     """SQLite's quick check before serving: a damaged file is refused, not served (and
     a missing or emptied one where a home held data is refused on opening)."""
+    from memoryd.store import DB_FILENAME
+    from memoryd.store.maintenance import check
+
     problems = check(home / DB_FILENAME, full=False, must_exist=False)
     if problems:
         raise StorageDamagedError(
@@ -99,6 +99,9 @@ def _check_database(home: Path) -> None:
 
 
 def _bootstrap_key(home: object) -> None:
+    from memoryd.service import LOCAL_TENANT, MemoryService
+    from memoryd.tenancy.tenants import Tenants
+
     with MemoryService(home=str(home)) as svc:
         tenants = Tenants(svc.engine)
         if tenants.has_keys():

@@ -238,10 +238,15 @@ class RemoteBackend:
         self.remote.close()
 
 
-def open_backend(config: HookConfig, session_id: str | None = None) -> HookBackend:
+def host_session(payload: dict[str, Any]) -> str | None:
+    """The host's session id from a hook payload, when it can name a session scope."""
+    session = payload.get("session_id")
+    return session if isinstance(session, str) and session and is_part(session) else None
+
+
+def open_backend(config: HookConfig, session: str | None = None) -> HookBackend:
     """The store as the hooks' agent (``MEMORYD_AGENT_ID``, default ``claude-code``) in the
     host's session: recall sees that agent's scopes only (docs/continuity.md)."""
-    session = session_id if session_id and is_part(session_id) else None
     if config.url:
         return RemoteBackend(
             config.url, config.api_key, config.http_timeout_s, config.agent_id, session

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoryd.config import default_home
+from memoryd.home import default_home
 from memoryd.inject import DEFAULT_BUDGET_TOKENS
 from memoryd.store.scopes import is_part
 

@@ -10,10 +10,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
@@ -41,12 +38,17 @@ from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
-from memoryd.store.vector_index import IndexRow, VectorIndex
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 DB_FILENAME = "memoryd.db"
 # what one recall adds to a memory's confidence (seed 001's holographic trust)
 RECALL_TRUST_STEP = 0.02
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
+# the folder of saved HNSW graphs beside the database file (memoryd.db-graphs)
+GRAPH_DIR_SUFFIX = "-graphs"
 # sorts after every string that starts with a given prefix (BINARY collation, UTF-8)
 PREFIX_END = "\U0010ffff"
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
@@ -70,6 +72,11 @@ class SQLiteStore(
         super().__init__(path)
         self.index = None
 
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.save()  # the graphs that changed enough since their last save
+        super().close()
+
     def bind_embedding_model(
         self, name: str, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD
     ) -> None:
@@ -89,7 +96,11 @@ class SQLiteStore(
                     f"the configured embedder is {name} ({dim} dimensions); run "
                     "`memoryd reindex` to re-embed every memory with the configured model"
                 )
-        self.index = VectorIndex(dim, hnsw_threshold)
+        from memoryd.store.vector_index import VectorIndex  # NumPy: loaded by the first search
+
+        # the HNSW graphs of large spaces are kept beside the database between processes
+        graphs = self.path.with_name(self.path.name + GRAPH_DIR_SUFFIX)
+        self.index = VectorIndex(dim, hnsw_threshold, graph_dir=graphs, model=name)
 
     # ------------------------------------------------------------------ memories: writes
     def insert_memories(
@@ -268,6 +279,8 @@ class SQLiteStore(
         """Undo an import's journal; (memories deleted, session messages deleted)."""
         gone, memories, sessions = self.undo_import(import_id)
         if self.index is not None:
+            from memoryd.store.vector_index import IndexRow
+
             for rowid, space_id in gone:  # deleted rows never reach the seq-based sync
                 space = self.index.space(space_id)
                 with space.lock:
@@ -355,6 +368,8 @@ class SQLiteStore(
             f"SELECT id, vector FROM memories WHERE id IN ({marks}) AND vector IS NOT NULL",
             list(memory_ids),
         ).fetchall()
+        import numpy as np
+
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
     def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:

@@ -10,6 +10,7 @@ import os
 import platform
 import sqlite3
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -51,8 +52,11 @@ class CachedEmbedder(Embedder):
         self.dim = inner.dim
         path = path or CACHE_DIR / f"{inner.name}.sqlite"
         path.parent.mkdir(parents=True, exist_ok=True)
-        # timeout: worker processes of --jobs write to the same cache
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=120)
+        # timeout: worker processes of --jobs write to the same cache; autocommit, so a
+        # write is one BEGIN IMMEDIATE (which waits for another writer) and never the
+        # upgrade of a read snapshot (which fails at once with "database is locked")
+        self._db = sqlite3.connect(path, check_same_thread=False, timeout=120, isolation_level=None)
+        self._lock = threading.Lock()  # one connection, shared by the threads of a process
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS v (h BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID"
@@ -63,17 +67,24 @@ class CachedEmbedder(Embedder):
         keys = [hashlib.sha256(t.encode()).digest() for t in texts]
         found: dict[bytes, bytes] = {}
         unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(self._db.execute(f"SELECT h, vec FROM v WHERE h IN ({marks})", chunk))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(self._db.execute(f"SELECT h, vec FROM v WHERE h IN ({marks})", chunk))
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
             vectors = self.inner.embed(list(missing.values()))
             self.computed += len(missing)
             rows = [(k, v.tobytes()) for k, v in zip(missing, vectors, strict=True)]
-            with self._db:
-                self._db.executemany("INSERT OR IGNORE INTO v VALUES (?, ?)", rows)
+            with self._lock:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.executemany("INSERT OR IGNORE INTO v VALUES (?, ?)", rows)
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
             found.update(rows)
         return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
 

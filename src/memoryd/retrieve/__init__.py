@@ -1,4 +1,4 @@
-"""The read path: the 12 stages of hybrid retrieval, one module a stage."""
+"""The read path: the seed's 12 stages of hybrid retrieval and four more, a module each."""
 
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.retrieve.pipeline import Retriever, SearchRequest, SpaceRef

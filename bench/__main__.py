@@ -74,6 +74,8 @@ def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
             for name, m in report["halves"].items()
         )
         console.print(halves, markup=False)
+    if "by_category" in report["metrics"]:
+        _by_category(report)
     if "by_type" in report["metrics"]:
         types = Table(title="R@5_any by question type")
         types.add_column("type")
@@ -87,6 +89,22 @@ def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
             types.add_row(*row)
         console.print(types)
     console.print(f"report: {out}")
+
+
+def _by_category(report: dict[str, Any]) -> None:
+    """LoCoMo's recall@10 per question category, overall and on each half."""
+    table = Table(title="recall@10 by category")
+    table.add_column("category")
+    table.add_column("n", justify="right")
+    table.add_column("all", justify="right")
+    halves = report.get("halves", {})
+    for name in halves:
+        table.add_column(f"half {name}", justify="right")
+    for category, v in report["metrics"]["by_category"].items():
+        row = [category, str(v["n"]), f"{v['recall@10']:.3f}"]
+        row += [f"{h['by_category'][category]['recall@10']:.3f}" for h in halves.values()]
+        table.add_row(*row)
+    console.print(table)
 
 
 @app.command()

@@ -49,11 +49,15 @@ def service(home: Path, embedder: LocalEmbedder) -> Iterator[MemoryService]:
 
 @pytest.fixture(name="STAGES")
 def stages() -> list[str]:
-    """The 12 stage names of a default-recipe search trace, in order."""
+    """The 16 stage names of a default-recipe search trace, in order."""
     return [
         "parallel_search",
         "convex_fusion",
+        "speaker_match",
+        "date_match",
         "rrf_normalize",
+        "session_support",
+        "neighbour_support",
         "min_score_filter",
         "topk_cap",
         "cross_encoder",

@@ -1,4 +1,4 @@
-"""The 12-stage read path end to end: a real SQLite store, the real bundled model.
+"""The read path end to end: a real SQLite store, the real bundled model.
 
 Covers what the stage unit tests cannot: a search leg that fails (query
 embedding, BM25 index) and the other answering alone, the cross-space merge

@@ -141,7 +141,7 @@ def test_search_options_and_errors(alice: TenantClient) -> None:
     assert body["results"][0]["memory"]["id"] == coffee["id"]
     assert body["results"][0]["score"] == 1.0
     stages = body["trace"]["stages"]
-    assert len(stages) == 12 and body["trace"]["final_count"] == len(body["results"])
+    assert len(stages) == 16 and body["trace"]["final_count"] == len(body["results"])
     assert "trace" not in alice.http.get("/v1/memories/search", params={"q": "coffee"}).json()
     for params in ({"filter_tags": "family"}, {"source": "mail"}, {"category": "entities"}):
         found = alice.http.get("/v1/memories/search", params={"q": "coffee", **params}).json()

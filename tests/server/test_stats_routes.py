@@ -73,7 +73,7 @@ def test_config(alice: TenantClient) -> None:
     }
     assert admission["category_priors"]["profile"] == 0.95
     assert admission["category_priors"]["events"] == 0.45
-    assert len(config["retrieval"]["stages"]) == 12
+    assert len(config["retrieval"]["stages"]) == 16
     assert config["spaces"]["search_weights"] == {
         "personal": 1.0,
         "team": 0.8,

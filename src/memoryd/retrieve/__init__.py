@@ -1,4 +1,4 @@
-"""The read path: the 12 stages of hybrid retrieval, one module a stage.
+"""The read path: the seed's 12 stages of hybrid retrieval and four more, a module each.
 
 The pipeline's names load on first use (PEP 562): the recipes are plain
 settings that a command which never searches reads without loading NumPy

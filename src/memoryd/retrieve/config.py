@@ -1,4 +1,4 @@
-"""Search recipes: every knob of the 12 stages in one declarative object.
+"""Search recipes: every knob of the retrieval stages in one declarative object.
 
 The constants are the seed's. A recipe is a value, so a caller (or a
 benchmark) derives a variant with ``dataclasses.replace`` and the pipeline
@@ -10,6 +10,11 @@ code never changes. Two recipes ship:
   instead of RRF, and stage 4 keeps what scores 0.2 rather than 0.3. Stage 2
   also weighs down the raw turns that state a replaced value, or nothing,
   and stages 2 and 3 scale small candidate sets from 0 (``anchor_small_sets``).
+  Four stages the seed does not have weigh what the query names and where a
+  turn stands: turns of a speaker (``speaker_boost``) or a date
+  (``date_boost``) the query names rise, and so do turns of a session that
+  matches as a whole (``session_support``) and turns next to a strong match
+  (``neighbour_support``). Each is a no-op in the seed recipe.
 
   RRF keeps only ranks, so a leg that is sure (an exact name, a
   near-identical sentence) counts no more than one that is guessing; a
@@ -54,6 +59,19 @@ PINNED_BOOST = 1.5
 # of stage 4 unless the caller lowers it. The seed recipe keeps 1.0 for both.
 STALE_TURN_BOOST = 0.5
 CONTENTLESS_TURN_BOOST = 0.1
+# after fusion, the default recipe only (docs/benchmarks.md, "Multi-hop and open-domain
+# questions"): a turn said by a speaker the query names, or said on a date it names, is
+# multiplied up (speaker_match, date_match); after normalisation a turn is weighed by how
+# well its session matches as a whole (mean of its 2 best turns, relative to the best
+# session's) and gains a share of its best neighbour's score, up to 2 rows away
+# (session_support, neighbour_support). Tuned on half a of the LoCoMo development
+# questions, confirmed on half b; the seed recipe leaves all four off.
+SPEAKER_BOOST = 1.6
+DATE_BOOST = 2.0
+SESSION_SUPPORT = 0.3
+SESSION_TOP = 2
+NEIGHBOUR_SUPPORT = 0.4
+NEIGHBOUR_WINDOW = 2
 # stage 3
 RRF_SCALE = 40.0
 # stages 2 and 3 under the default recipe: when the vector leg returned fewer candidates
@@ -116,6 +134,12 @@ class SearchConfig:
     mmr_penalty: float = MMR_PENALTY
     space_weights: dict[SpaceType, float] = field(default_factory=lambda: dict(SPACE_WEIGHTS))
     shared_weight: float = SHARED_WEIGHT
+    speaker_boost: float = 1.0
+    date_boost: float = 1.0
+    session_support: float = 0.0
+    session_top: int = SESSION_TOP
+    neighbour_support: float = 0.0
+    neighbour_window: int = NEIGHBOUR_WINDOW
 
 
 SEED_RECIPE = SearchConfig()
@@ -128,6 +152,10 @@ DEFAULT_RECIPE = replace(
     contentless_turn_boost=CONTENTLESS_TURN_BOOST,
     anchor_small_sets=True,
     min_score=CONVEX_MIN_SCORE,
+    speaker_boost=SPEAKER_BOOST,
+    date_boost=DATE_BOOST,
+    session_support=SESSION_SUPPORT,
+    neighbour_support=NEIGHBOUR_SUPPORT,
 )
 RECIPES = {"default": DEFAULT_RECIPE, "seed": SEED_RECIPE}
 
@@ -156,11 +184,17 @@ def type_boost(memory: Memory, config: SearchConfig) -> float:
     return 1.0
 
 
-# the 12 stages in order; "fusion" is named by the recipe's fusion (rrf or convex)
+# the seed's 12 stages in order, and four of memoryd's (after fusion: what the query
+# names; after normalisation: where a turn stands), no-ops in the seed recipe;
+# "fusion" is named by the recipe's fusion (rrf or convex)
 STAGES = (
     "parallel_search",
     "fusion",
+    "speaker_match",
+    "date_match",
     "rrf_normalize",
+    "session_support",
+    "neighbour_support",
     "min_score_filter",
     "topk_cap",
     "cross_encoder",

@@ -1,4 +1,4 @@
-"""The read path: the 12 stages of hybrid retrieval, in order, with an optional trace.
+"""The read path: the stages of hybrid retrieval, in order, with an optional trace.
 
 Each stage is a small pure function in its own module; this file only runs
 them, per space, and merges the spaces.
@@ -40,15 +40,19 @@ from memoryd.retrieve.config import (
 )
 from memoryd.retrieve.convex_fusion import convex_fuse
 from memoryd.retrieve.cross_encoder import CrossEncoder, cross_encoder_rerank
+from memoryd.retrieve.date_match import date_match
 from memoryd.retrieve.decay import decay_boost
 from memoryd.retrieve.hard_cutoff import hard_cutoff
 from memoryd.retrieve.importance import importance_weight
 from memoryd.retrieve.length_norm import length_norm
 from memoryd.retrieve.min_score import min_score_filter
 from memoryd.retrieve.mmr import mmr_diversity
+from memoryd.retrieve.neighbour_support import neighbour_support
 from memoryd.retrieve.parallel_search import QueryVector, parallel_search, submit_embedding
 from memoryd.retrieve.rrf_fusion import rrf_fuse
 from memoryd.retrieve.rrf_normalize import rrf_normalize
+from memoryd.retrieve.session_support import session_support
+from memoryd.retrieve.speaker_match import speaker_match
 from memoryd.retrieve.topk_cap import topk_cap
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.sqlite import SQLiteStore
@@ -158,7 +162,11 @@ class Retriever:
             "fusion": lambda cs: (
                 rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg, exhaustive)
             ),
+            "speaker_match": lambda cs: speaker_match(cs, request.query, cfg),
+            "date_match": lambda cs: date_match(cs, request.query, cfg),
             "rrf_normalize": lambda cs: rrf_normalize(cs, cfg, exhaustive),
+            "session_support": lambda cs: session_support(cs, cfg),
+            "neighbour_support": lambda cs: neighbour_support(cs, cfg),
             "min_score_filter": lambda cs: min_score_filter(cs, min_score),
             "topk_cap": lambda cs: topk_cap(cs, limit, cfg.topk_multiplier),
             "cross_encoder": lambda cs: cross_encoder_rerank(cs, request.query, self.reranker, cfg),

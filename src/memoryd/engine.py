@@ -26,6 +26,7 @@ from memoryd.ingest.worker import INGEST, TaskWorker
 from memoryd.retrieve import Retriever
 from memoryd.retrieve.cross_encoder import create_cross_encoder
 from memoryd.store import DB_FILENAME, SQLiteStore
+from memoryd.store.protocol import Store
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ class Engine:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.home = prepare_home(Path(settings.home))
-        self.store = SQLiteStore(self.home / DB_FILENAME)
+        self.store: Store = SQLiteStore(self.home / DB_FILENAME)
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
         self._retriever: Retriever | None = None
@@ -67,11 +68,20 @@ class Engine:
         with self._embedder_lock:
             if self._embedder is None:
                 self._embedder = create_embedder(self.settings)
-            if self.store.index is None:
+            if not self.store.embedding_bound():
                 self.store.bind_embedding_model(
                     self._embedder.name, self._embedder.dim, self.settings.hnsw_threshold
                 )
             return self._embedder
+
+    @property
+    def sqlite_store(self) -> SQLiteStore:
+        """The SQLite store, for what only it can do (raw SQL over the file)."""
+        if not isinstance(self.store, SQLiteStore):
+            raise ValidationError(
+                "this needs the SQLite backend; it is not available on PostgreSQL yet"
+            )
+        return self.store
 
     @property
     def retriever(self) -> Retriever:

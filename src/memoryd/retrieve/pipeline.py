@@ -48,7 +48,7 @@ from memoryd.retrieve.rrf_fusion import rrf_fuse
 from memoryd.retrieve.rrf_normalize import rrf_normalize
 from memoryd.retrieve.topk_cap import topk_cap
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.sqlite import SQLiteStore
+from memoryd.store.protocol import Store
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ class _Tracer:
 
 class Retriever:
     def __init__(
-        self, store: SQLiteStore, embedder: Embedder, reranker: CrossEncoder | None = None
+        self, store: Store, embedder: Embedder, reranker: CrossEncoder | None = None
     ) -> None:
         self.store = store
         self.embedder = embedder

@@ -88,6 +88,10 @@ class SQLiteStore(
                 )
         self.index = VectorIndex(dim, hnsw_threshold)
 
+    def embedding_bound(self) -> bool:
+        """Whether ``bind_embedding_model`` ran (the vector index exists)."""
+        return self.index is not None
+
     # ------------------------------------------------------------------ memories: writes
     def insert_memories(
         self,

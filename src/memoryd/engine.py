@@ -25,7 +25,7 @@ from memoryd.ingest.noise import NoiseFilter
 from memoryd.ingest.worker import INGEST, TaskWorker
 from memoryd.retrieve import Retriever
 from memoryd.retrieve.cross_encoder import create_cross_encoder
-from memoryd.store import DB_FILENAME, SQLiteStore
+from memoryd.store import SQLiteStore, open_store
 from memoryd.store.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class Engine:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.home = prepare_home(Path(settings.home))
-        self.store: Store = SQLiteStore(self.home / DB_FILENAME)
+        self.store: Store = open_store(settings.database_url, self.home)
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
         self._retriever: Retriever | None = None

@@ -41,6 +41,7 @@ from memoryd.store.damage import (
     is_damage,
     refuse_lost_database,
 )
+from memoryd.store.fts import cjk_bigrams
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -81,6 +82,8 @@ class Database:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
+            # the bigram index's triggers cut the grams in Python (see 0012_cjk_bigrams)
+            conn.create_function("cjk_bigrams", 1, cjk_bigrams, deterministic=True)
         except sqlite3.DatabaseError as exc:
             raise StorageError(
                 f"cannot open {self.path}: {exc} (the file is not a memoryd database or is "
@@ -286,6 +289,7 @@ class Database:
 FTS_TABLES = (
     "memories_fts",
     "memories_tri",
+    "memories_bi",
     "context_messages_fts",
     "context_messages_tri",
     "summaries_fts",

@@ -3,8 +3,10 @@
 Words go to the stemmed unicode61 index as an OR of quoted terms (quoting
 keeps user punctuation from being read as FTS syntax). Chinese and Japanese
 have no spaces, so a CJK run is cut into overlapping trigrams for the
-trigram index; a run shorter than three characters cannot be matched there
-and is returned for a substring scan.
+trigram index and into overlapping bigrams for the bigram index: most
+Chinese words are two characters long (猫叫什么 must find 我的猫叫小白 by
+猫叫), and a trigram index cannot hold them. A lone CJK character is
+returned for a substring scan.
 """
 
 from __future__ import annotations
@@ -161,18 +163,20 @@ STOPWORDS = frozenset(
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 CJK_RUN = re.compile(f"[{_CJK}]+")
 TRIGRAM = 3
+BIGRAM = 2
 
 
 @dataclass
 class FtsQuery:
     words: str | None = None  # MATCH text for the unicode61 index
     trigrams: str | None = None  # MATCH text for the trigram index
+    bigrams: str | None = None  # MATCH text for the CJK bigram index
     substrings: list[str] = field(default_factory=list)  # short CJK runs, for LIKE
     terms: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.words or self.trigrams or self.substrings)
+        return not (self.words or self.trigrams or self.bigrams or self.substrings)
 
 
 def _quote(term: str) -> str:
@@ -194,6 +198,24 @@ def word_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def cjk_bigrams(text: str | None) -> str:
+    """The CJK bigrams of ``text``, space-separated, for the bigram index.
+
+    SQLite's tokenizers read a CJK run as one token, so the grams are cut
+    here (registered as the SQL function ``cjk_bigrams`` that the index's
+    triggers call) and the index tokenizes them on the spaces. A run of one
+    character is kept whole so that it can still be matched as a word.
+    """
+    if not text:
+        return ""
+    grams: list[str] = []
+    for run in CJK_RUN.findall(text):
+        if len(run) < BIGRAM:
+            grams.append(run)
+        grams.extend(run[i : i + BIGRAM] for i in range(len(run) - BIGRAM + 1))
+    return " ".join(grams)
+
+
 def build_query(text: str) -> FtsQuery:
     terms = word_terms(text)
     query = FtsQuery(terms=terms)
@@ -202,13 +224,16 @@ def build_query(text: str) -> FtsQuery:
     runs = CJK_RUN.findall(text)
     if runs:
         grams: dict[str, None] = {}
+        pairs: dict[str, None] = {}
         for run in runs:
             if len(run) < TRIGRAM:
                 query.substrings.append(run)
-                continue
             for i in range(len(run) - TRIGRAM + 1):
                 grams.setdefault(run[i : i + TRIGRAM], None)
+            pairs.update({p: None for p in cjk_bigrams(run).split() if len(p) == BIGRAM})
         grams.update({t: None for t in terms if len(t) >= TRIGRAM})
         if grams:
             query.trigrams = " OR ".join(_quote(g) for g in grams)
+        if pairs:
+            query.bigrams = " OR ".join(_quote(p) for p in pairs)
     return query

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
-from memoryd.store.fts import build_query
+from memoryd.store.fts import BIGRAM, build_query
 from memoryd.store.rows import blob_to_vector, to_us
 from memoryd.store.spaces import SpaceStore
 from memoryd.store.vector_index import IndexRow, VectorIndex
@@ -130,7 +130,12 @@ class SearchLegs(SpaceStore):
         query = build_query(text)
         where, params = where_clause(tenant_id, [space_id], f)
         scored: dict[int, float] = {}
-        for table, match in (("memories_fts", query.words), ("memories_tri", query.trigrams)):
+        legs = (
+            ("memories_fts", query.words),
+            ("memories_tri", query.trigrams),
+            ("memories_bi", query.bigrams),
+        )
+        for table, match in legs:
             if not match:
                 continue
             try:
@@ -139,7 +144,8 @@ class SearchLegs(SpaceStore):
                 raise self.storage_error(exc, "full-text search failed") from exc
             for rowid, score in rows:
                 scored[rowid] = max(scored.get(rowid, 0.0), float(score))
-        for sub in query.substrings:
+        # a lone CJK character: the bigram index holds it only where it stands alone
+        for sub in (s for s in query.substrings if len(s) < BIGRAM):
             floor = min(scored.values(), default=1.0) * 0.5
             for (rowid,) in self.conn.execute(
                 f"SELECT m.rowid FROM memories m WHERE {where} AND "

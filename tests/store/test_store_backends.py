@@ -21,7 +21,7 @@ from memoryd.embed.local import LocalEmbedder
 from memoryd.errors import StorageError
 from memoryd.models import Memory, personal_space
 from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore, Store
-from memoryd.store.postgres import PostgresStore
+from memoryd.store.postgres import PostgresStore, tasks
 from memoryd.store.postgres.database import describe
 
 OWN = f"{socket.gethostname()}:{os.getpid()}"
@@ -156,6 +156,27 @@ def test_concurrent_claims_run_each_task_once_and_one_per_space(postgres_url: st
         server.close()
     assert sorted(claimed) == sorted(f"task-{n}" for n in range(40))
     assert overlap == []
+
+
+def test_a_dead_servers_task_goes_to_another_and_a_live_ones_does_not(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lease shows a live worker on any host: process ids cannot, across machines."""
+    monkeypatch.setattr(tasks, "ORPHAN_CHECK_S", 0.0)  # every claim looks for orphans
+    one, two = PostgresStore(postgres_url), PostgresStore(postgres_url)
+    try:
+        with one.write() as conn:
+            one.record_task(conn, "t1", TENANT, SPACE, "ingest", "queued", {})
+        assert one.claim_task("host-a:1/0", "ingest") is not None
+        # the other server, told every worker is dead, still leaves a leased task alone
+        assert two.requeue_orphans(lambda worker: False, "ingest") == (0, [])
+        assert two.claim_task("host-b:2/0", "ingest") is None
+        one.close()  # its connections drop, as when the process is killed
+        taken = two.claim_task("host-b:2/0", "ingest")
+        assert taken is not None and (taken["id"], taken["attempts"]) == ("t1", 2)
+        assert two.finish_task("t1", "host-b:2/0", "completed", {}, [])
+    finally:
+        two.close()
 
 
 def test_two_servers_on_one_database_see_each_others_writes(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from memoryd.cli.app import SERVER, app, console, err, state
-from memoryd.config import load_settings
+from memoryd.config import Settings, load_settings
 from memoryd.errors import MemorydError, StorageDamagedError
 from memoryd.server.options import (
     DEFAULT_HOST,
@@ -20,7 +19,7 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.store import DB_FILENAME
+from memoryd.store import DB_FILENAME, open_store
 from memoryd.store.maintenance import check
 from memoryd.tenancy.tenants import Tenants
 
@@ -56,7 +55,7 @@ def serve(
 
         # a bad MEMORYD_CORS_ORIGINS is one clear error now, not one per worker later
         BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)
-        _check_database(settings.home)
+        _check_database(settings)
         if not no_auth:
             _bootstrap_key(settings.home)
     except MemorydError as exc:
@@ -86,9 +85,15 @@ def serve(
     )
 
 
-def _check_database(home: Path) -> None:
+def _check_database(settings: Settings) -> None:
     """SQLite's quick check before serving: a damaged file is refused, not served (and
-    a missing or emptied one where a home held data is refused on opening)."""
+    a missing or emptied one where a home held data is refused on opening). A PostgreSQL
+    database is opened once: unreachable, or without pgvector, it is one clear error
+    here rather than one per worker."""
+    if settings.database_url:
+        open_store(settings.database_url, settings.home).close()
+        return
+    home = settings.home
     problems = check(home / DB_FILENAME, full=False, must_exist=False)
     if problems:
         raise StorageDamagedError(

@@ -5,11 +5,21 @@ claim holds (``SKIP LOCKED``), then takes a transaction-scoped advisory lock
 on the task's space and checks again that nothing of that space is running:
 the lock is held until the claim commits, so two servers never run two tasks
 of one space at once (reconciliation of a space stays serialised).
+
+A claimed task is leased: a connection of the claiming process holds a
+session advisory lock on the task until its run ends. PostgreSQL drops the
+lock with the connection, so a server that dies (killed, or its host gone)
+frees its tasks at once, and any server sees that: a running task whose lease
+nobody holds is an orphan, queued again by the next claim that looks (every
+``ORPHAN_CHECK_S``) or by a worker starting. Process ids cannot tell that
+across hosts; the lease can.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,9 +34,60 @@ from memoryd.store.tasks import DONE, MAX_ATTEMPTS
 # queued tasks one claim looks at (each of another space, or locked by another claim)
 CLAIM_WINDOW = 16
 SPACE_LOCK = "SELECT pg_try_advisory_xact_lock(hashtextextended('memoryd-space:' || %s, 0))"
+LEASE_KEY = "hashtextextended('memoryd-task:' || %s, 0)"
+# how often a claim that finds nothing looks for tasks whose lease was dropped
+ORPHAN_CHECK_S = 2.0
 
 
 class PgTasks(PgDatabase):
+    _leases: dict[tuple[str, str], Conn]
+    _leases_lock: threading.Lock
+    _orphans_checked: float = 0.0
+
+    def _lease_table(self) -> tuple[dict[tuple[str, str], Conn], threading.Lock]:
+        if not hasattr(self, "_leases"):
+            self._leases, self._leases_lock = {}, threading.Lock()
+        return self._leases, self._leases_lock
+
+    def _take_lease(self, task_id: str, claimant: str) -> bool:
+        """Hold the task's lease on a connection of its own until the run ends; False when
+        another run still holds it (queued again while that run finishes)."""
+        conn = self._connect()
+        try:
+            row = conn.execute(f"SELECT pg_try_advisory_lock({LEASE_KEY})", (task_id,)).fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        if not (row and row[0]):
+            conn.close()
+            return False
+        leases, lock = self._lease_table()
+        with lock:
+            leases[(task_id, claimant)] = conn
+        return True
+
+    def _drop_lease(self, task_id: str, claimant: str) -> None:
+        leases, lock = self._lease_table()
+        with lock:
+            conn = leases.pop((task_id, claimant), None)
+        if conn is not None:
+            conn.close()  # the session lock goes with it
+
+    def close(self) -> None:
+        """Runs still in hand lose their leases (other servers may take them over)."""
+        leases, lock = self._lease_table()
+        with lock:
+            held = list(leases.values())
+            leases.clear()
+        for conn in held:
+            conn.close()
+        super().close()
+
+    def _unleased(self, conn: Conn, task_id: str) -> bool:
+        """Nobody holds the task's lease (this transaction holds it from now on)."""
+        row = conn.execute(f"SELECT pg_try_advisory_xact_lock({LEASE_KEY})", (task_id,)).fetchone()
+        return bool(row and row[0])
+
     def record_task(
         self,
         conn: Conn,
@@ -95,6 +156,9 @@ class PgTasks(PgDatabase):
 
     def claim_task(self, worker: str, kind: str) -> dict[str, Any] | None:
         """The oldest queued task of a space with nothing running, now running for ``worker``."""
+        if time.monotonic() - self._orphans_checked > ORPHAN_CHECK_S:
+            self._orphans_checked = time.monotonic()
+            self._requeue_unleased(kind)
         if (
             self.one("SELECT 1 FROM tasks WHERE status = 'queued' AND kind = %s LIMIT 1", (kind,))
             is None
@@ -118,12 +182,19 @@ class PgTasks(PgDatabase):
                 ).fetchone()
                 if busy is not None:
                     continue
-                row = conn.execute(
-                    "UPDATE tasks SET status = 'running', claimed_by = %s, "
-                    "attempts = attempts + 1, updated_at = %s WHERE id = %s "
-                    "RETURNING id, tenant_id, space_id, payload, result, attempts",
-                    (worker, to_us(utcnow()), task_id),
-                ).fetchone()
+                # leased before the claim commits: a task is never seen running unleased
+                if not self._take_lease(task_id, worker):
+                    continue
+                try:
+                    row = conn.execute(
+                        "UPDATE tasks SET status = 'running', claimed_by = %s, "
+                        "attempts = attempts + 1, updated_at = %s WHERE id = %s "
+                        "RETURNING id, tenant_id, space_id, payload, result, attempts",
+                        (worker, to_us(utcnow()), task_id),
+                    ).fetchone()
+                except BaseException:
+                    self._drop_lease(task_id, worker)
+                    raise
                 assert row is not None
                 return {
                     "id": row[0],
@@ -155,6 +226,7 @@ class PgTasks(PgDatabase):
                     claimant,
                 ),
             )
+        self._drop_lease(task_id, claimant)  # this run is over, whatever the row says now
         return cursor.rowcount == 1
 
     def cancel_task(self, task_id: str, alive: Callable[[str], bool], reason: str) -> bool:
@@ -165,8 +237,8 @@ class PgTasks(PgDatabase):
             ).fetchone()
             if row is None or row[0] in DONE:
                 return True
-            if row[0] == "running" and row[1] and alive(row[1]):
-                return False
+            if row[0] == "running" and not self._unleased(conn, task_id):
+                return False  # its worker holds it (``alive`` cannot see other hosts)
             now = to_us(utcnow())
             conn.execute(
                 "UPDATE tasks SET status = 'failed', errors = %s::jsonb, claimed_by = NULL, "
@@ -184,6 +256,7 @@ class PgTasks(PgDatabase):
                 "WHERE id = %s AND status = 'running' AND claimed_by = %s",
                 (to_us(utcnow()), task_id, claimant),
             )
+        self._drop_lease(task_id, claimant)
         return cursor.rowcount == 1
 
     def requeue_task(self, task_id: str, payload_changes: dict[str, Any]) -> None:
@@ -202,25 +275,34 @@ class PgTasks(PgDatabase):
             )
 
     def requeue_orphans(self, alive: Callable[[str], bool], kind: str) -> tuple[int, list[str]]:
-        """Queue again the running tasks whose worker is gone; fail those tried too often."""
+        """Queue again the running tasks whose lease nobody holds; fail those tried too often.
+
+        ``alive`` (process ids, for SQLite) is not needed: a lease shows a live worker
+        on any host. Returns how many orphans there were and the ids of those given up.
+        """
+        return self._requeue_unleased(kind, give_up=True)
+
+    def _requeue_unleased(self, kind: str, give_up: bool = False) -> tuple[int, list[str]]:
+        """Orphans (running, unleased) queued again; with ``give_up``, those tried
+        ``MAX_ATTEMPTS`` times failed instead (a starting worker cleans up after them)."""
         with self.write() as conn:
             rows = conn.execute(
-                "SELECT id, claimed_by, attempts FROM tasks WHERE status = 'running' "
-                "AND kind = %s FOR UPDATE SKIP LOCKED",
+                "SELECT id, attempts FROM tasks WHERE status = 'running' AND kind = %s "
+                "FOR UPDATE SKIP LOCKED",
                 (kind,),
             ).fetchall()
-            orphans = [(i, a) for i, worker, a in rows if not worker or not alive(worker)]
+            orphans = [(i, a) for i, a in rows if self._unleased(conn, i)]
             now = to_us(utcnow())
             given_up = []
             for task_id, attempts in orphans:
-                if attempts >= MAX_ATTEMPTS:
+                if attempts >= MAX_ATTEMPTS and give_up:
                     given_up.append(task_id)
                     conn.execute(
                         "UPDATE tasks SET status = 'failed', errors = %s::jsonb, "
                         "updated_at = %s, completed_at = %s, claimed_by = NULL WHERE id = %s",
                         (json.dumps([f"gave up after {attempts} attempts"]), now, now, task_id),
                     )
-                else:
+                elif attempts < MAX_ATTEMPTS:
                     conn.execute(
                         "UPDATE tasks SET status = 'queued', claimed_by = NULL, updated_at = %s "
                         "WHERE id = %s",

@@ -9,11 +9,13 @@ process, so every server on the database sees every write at once.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import psycopg
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import TOOL_OUTPUT_MARK, Memory, State, utcnow
@@ -24,6 +26,7 @@ from memoryd.store.postgres.filters import contains, where_clause
 from memoryd.store.postgres.imports import PgImports
 from memoryd.store.rows import MEMORY_COLUMNS, SELECT_COLUMNS, memory_to_row, row_to_memory, to_us
 
+log = logging.getLogger(__name__)
 # what one recall adds to a memory's confidence (as in the SQLite store)
 RECALL_TRUST_STEP = 0.02
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
@@ -34,6 +37,8 @@ ASSIGNMENTS = ", ".join(
 )
 # HNSW candidates per search: at least this many, else twice what is asked
 EF_SEARCH_MIN = 40
+# how long building the vector index may wait for writes in progress
+INDEX_LOCK_TIMEOUT = "2s"
 # the CJK grams of the ``grams`` column (migration 0001's memoryd_grams)
 CJK_GRAMS = (2, 3)
 EF_SEARCH_MAX = 1000
@@ -70,25 +75,38 @@ class PgMemories(PgImports):
             if not stored:
                 self.set_meta(conn, "embed_model", name)
                 self.set_meta(conn, "embed_dim", str(dim))
-            elif (stored["embed_model"], int(stored["embed_dim"])) == (name, dim):
-                conn.execute(
-                    f"CREATE INDEX IF NOT EXISTS memories_vector_{int(dim)} ON memories "
-                    f"USING hnsw ((vector::vector({int(dim)})) vector_cosine_ops)"
-                )
         if stored and (stored["embed_model"], int(stored["embed_dim"])) != (name, dim):
             raise EmbeddingMismatchError(
                 f"this store was embedded with {stored['embed_model']} ({stored['embed_dim']} "
                 f"dimensions) but the configured embedder is {name} ({dim} dimensions); run "
                 "`memoryd reindex` to re-embed every memory with the configured model"
             )
-        if not stored:  # first binding: the index, in its own transaction
+        self.dim = dim
+        self._ensure_vector_index(dim)
+
+    def _ensure_vector_index(self, dim: int) -> None:
+        """The HNSW index of the model's vectors, made once, by whichever server comes first.
+
+        Building it locks the table against writes, so it is tried only where it is
+        missing, and given up after ``INDEX_LOCK_TIMEOUT`` rather than waiting behind
+        open writes (the model is often bound by a thread inside one): search stays
+        exact until a later start builds it.
+        """
+        index = f"memories_vector_{int(dim)}"
+        if self.one("SELECT to_regclass(%s)", (index,)) != (None,):
+            return
+        try:
             with self.write() as conn:
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext('memoryd-embed-model'))")
+                conn.execute(f"SET LOCAL lock_timeout = '{INDEX_LOCK_TIMEOUT}'")
                 conn.execute(
-                    f"CREATE INDEX IF NOT EXISTS memories_vector_{int(dim)} ON memories "
+                    f"CREATE INDEX IF NOT EXISTS {index} ON memories "
                     f"USING hnsw ((vector::vector({int(dim)})) vector_cosine_ops)"
                 )
-        self.dim = dim
+        except (psycopg.errors.LockNotAvailable, psycopg.errors.UniqueViolation) as exc:
+            log.warning(
+                "vector index not built now (%s); search is exact until a later start builds it",
+                exc,
+            )
 
     def embedding_bound(self) -> bool:
         return self.dim is not None

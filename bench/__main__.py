@@ -1,5 +1,5 @@
-"""``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, continuity,
-server, proxy, ingest-latency.
+"""``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, startup,
+continuity, server, proxy, ingest-latency.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -208,6 +208,21 @@ def speed(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sp.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def startup(
+    runs: Annotated[int, typer.Option(min=2, help="Processes per command.")] = 20,
+    out: Annotated[Path, typer.Option()] = REPORTS / "startup.json",
+) -> None:
+    """Wall and CPU time of memoryd commands that do not embed, and of the prompt hook."""
+    from bench import startup as st
+
+    report = st.run(runs)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    st.print_report(report, console)
     console.print(f"report: {out}")
 
 

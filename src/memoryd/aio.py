@@ -45,6 +45,31 @@ from memoryd.sdk import Memory
 
 if TYPE_CHECKING:
     from memoryd.continuity.model import Checkpoint
+    from memoryd.continuity.tasks import AgentTasks
+
+
+class AsyncTasks:
+    """Collaboration tasks for asyncio code; see :class:`memoryd.continuity.tasks.AgentTasks`."""
+
+    def __init__(self, tasks: AgentTasks) -> None:
+        self.sync = tasks
+
+    async def create(
+        self, task_id: str | None = None, title: str = ""
+    ) -> tuple[dict[str, Any], bool]:
+        return await asyncio.to_thread(self.sync.create, task_id, title)
+
+    async def get(self, task_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.get, task_id)
+
+    async def list(self, agent_id: str | None = None) -> builtins.list[dict[str, Any]]:
+        return await asyncio.to_thread(self.sync.list, agent_id)
+
+    async def join(self, task_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.join, task_id, agent_id)
+
+    async def leave(self, task_id: str, agent_id: str | None = None) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.leave, task_id, agent_id)
 
 
 class AsyncMemory:
@@ -55,10 +80,29 @@ class AsyncMemory:
         path: Path | str | None = None,
         *,
         user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
         embedder: Embedder | None = None,
         **settings: Any,
     ) -> None:
-        self.sync = Memory(path, user_id=user_id, embedder=embedder, **settings)
+        self.sync = Memory(
+            path,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            embedder=embedder,
+            **settings,
+        )
+
+    def as_agent(self, agent_id: str, session_id: str | None = None) -> AsyncMemory:
+        """This store as one agent; see :meth:`memoryd.Memory.as_agent`."""
+        view = AsyncMemory.__new__(AsyncMemory)
+        view.sync = self.sync.as_agent(agent_id, session_id)
+        return view
+
+    @property
+    def tasks(self) -> AsyncTasks:
+        return AsyncTasks(self.sync.tasks)
 
     async def add(self, content: str, **fields: Any) -> MemoryRecord:
         return await asyncio.to_thread(self.sync.add, content, **fields)

@@ -265,9 +265,12 @@ class Calls:
 
 
 def settings(
-    url: str | None, api_key: str | None, agent_id: str | None
+    url: str | None, api_key: str | None, agent_id: str | None, session_id: str | None = None
 ) -> tuple[str, dict[str, str]]:
-    """The base URL and headers: arguments, else ``MEMORYD_URL`` / ``MEMORYD_API_KEY``."""
+    """The base URL and headers: arguments, else ``MEMORYD_URL`` / ``MEMORYD_API_KEY``.
+
+    ``agent_id`` and ``session_id`` go as ``X-Agent-Id`` and ``X-Session-Id``: the
+    server then answers as that agent, in that session (its scopes only)."""
     base = (url or os.environ.get("MEMORYD_URL") or DEFAULT_URL).rstrip("/")
     headers = {"Accept": "application/json"}
     key = api_key or os.environ.get("MEMORYD_API_KEY") or os.environ.get("OMEM_API_KEY")
@@ -275,6 +278,8 @@ def settings(
         headers["X-API-Key"] = key
     if agent_id:
         headers["X-Agent-Id"] = agent_id
+        if session_id:
+            headers["X-Session-Id"] = session_id
     return base, headers
 
 
@@ -304,10 +309,12 @@ class RemoteMemory:
         api_key: str | None = None,
         *,
         agent_id: str | None = None,
+        session_id: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        base, headers = settings(url, api_key, agent_id)
+        base, headers = settings(url, api_key, agent_id, session_id)
+        self.agent_id = agent_id
         self._http = httpx.Client(
             base_url=base, headers=headers, timeout=timeout, transport=transport
         )

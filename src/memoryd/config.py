@@ -6,7 +6,6 @@ convention, the bundled local embedding model, no reranker, no LLM.
 
 from __future__ import annotations
 
-import os
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,26 +21,13 @@ from pydantic_settings import (
 )
 
 from memoryd.errors import ValidationError
+from memoryd.home import CONFIG_FILENAME as CONFIG_FILENAME
+from memoryd.home import config_file, default_home
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
-CONFIG_FILENAME = "config.toml"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _HOME: ContextVar[Path | None] = ContextVar("memoryd_home", default=None)
-
-
-def default_home() -> Path:
-    """``$MEMORYD_HOME``, else ``$XDG_DATA_HOME/memoryd``, else ``~/.local/share/memoryd``."""
-    if env := os.environ.get("MEMORYD_HOME"):
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base).expanduser() / "memoryd"
-
-
-def config_file(home: Path) -> Path:
-    """``$MEMORYD_CONFIG`` when set, else ``config.toml`` inside the home."""
-    if env := os.environ.get("MEMORYD_CONFIG"):
-        return Path(env).expanduser()
-    return home / CONFIG_FILENAME
+__all__ = ["CONFIG_FILENAME", "Settings", "config_file", "default_home", "load_settings"]
 
 
 class Settings(BaseSettings):

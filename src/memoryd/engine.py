@@ -12,21 +12,24 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from memoryd.config import Settings
-from memoryd.embed import Embedder, content_hash, create_embedder
 from memoryd.errors import StorageError, ValidationError
-from memoryd.ingest.embed_queue import EmbedQueue
-from memoryd.ingest.noise import NoiseFilter
 from memoryd.ingest.worker import INGEST, TaskWorker
-from memoryd.retrieve import Retriever
-from memoryd.retrieve.cross_encoder import create_cross_encoder
 from memoryd.store import SQLiteStore, open_store
 from memoryd.store.protocol import Store
+
+if TYPE_CHECKING:
+    # loaded on first use: a command that only reads the store (memoryd list) starts
+    # without NumPy, the model runtime, the retrieval stages or an HTTP client
+    import numpy as np
+    import numpy.typing as npt
+
+    from memoryd.embed import Embedder
+    from memoryd.ingest.embed_queue import EmbedQueue
+    from memoryd.ingest.noise import NoiseFilter
+    from memoryd.retrieve import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +68,8 @@ class Engine:
     @property
     def embedder(self) -> Embedder:
         """The configured model, loaded on first use and checked against the store."""
+        from memoryd.embed import create_embedder
+
         with self._embedder_lock:
             if self._embedder is None:
                 self._embedder = create_embedder(self.settings)
@@ -85,6 +90,9 @@ class Engine:
 
     @property
     def retriever(self) -> Retriever:
+        from memoryd.retrieve import Retriever
+        from memoryd.retrieve.cross_encoder import create_cross_encoder
+
         if self._retriever is None:
             s = self.settings
             reranker = create_cross_encoder(
@@ -95,6 +103,10 @@ class Engine:
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Vectors for ``texts``, computed once per distinct text and model."""
+        import numpy as np
+
+        from memoryd.embed import content_hash
+
         embedder = self.embedder
         if not texts:
             return np.zeros((0, embedder.dim), dtype=np.float32)
@@ -129,6 +141,8 @@ class Engine:
 
     def embed_queue(self) -> EmbedQueue:
         """The process's thread that embeds turns stored before their vectors (started once)."""
+        from memoryd.ingest.embed_queue import EmbedQueue
+
         with self._worker_lock:
             if self._embed_queue is None:
                 self._embed_queue = EmbedQueue(self.store, self.embed)
@@ -137,6 +151,8 @@ class Engine:
 
     def noise_filter(self, learned: npt.NDArray[np.float32] | None = None) -> NoiseFilter:
         """A noise filter; the prototypes are embedded once per process."""
+        from memoryd.ingest.noise import NoiseFilter
+
         if self._noise_prototypes is None:
             self._noise_prototypes = NoiseFilter.build(self.embed).prototypes
         return NoiseFilter.with_learned(self._noise_prototypes, learned)

@@ -18,7 +18,7 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
 
-from memoryd.errors import ValidationError
+from memoryd.errors import ForbiddenError, ValidationError
 from memoryd.ingest.conversation import embedding_text, message_hash
 from memoryd.models import Memory, MemoryType, State, format_ts, lone_surrogate, new_id
 from memoryd.service import MemoryService
@@ -45,11 +45,17 @@ def export_lines(service: MemoryService) -> Iterator[dict[str, Any]]:
         "space_id": service.space_id,
         "embedding_model": service.store.get_meta("embed_model"),
     }
-    for memory in service.store.iter_all(service.tenant_id, [service.space_id]):
+    seen: set[str] = set()
+    for memory in service.store.iter_all(
+        service.tenant_id, [service.space_id], viewer=service.viewer
+    ):
+        seen.add(memory.id)
         yield {"type": "memory", "memory": memory.to_json()}
     for row in service.store.space_history(service.tenant_id, service.space_id):
-        yield {"type": "history", **row, "at": format_ts(from_us(row["at"]))}
-    for message in service.session_messages():
+        if service.viewer is None or row["memory_id"] in seen:  # an agent's: what it sees
+            yield {"type": "history", **row, "at": format_ts(from_us(row["at"]))}
+    # the raw transcripts are the owner's: an agent's export holds what it sees
+    for message in service.session_messages() if service.viewer is None else ():
         yield {
             "type": "message",
             **message,
@@ -208,7 +214,11 @@ def import_jsonl(
     imports nothing. Ids already present are skipped; a memory whose ``key``
     is held here by another memory is skipped too and counted in
     ``key_conflicts`` (its slot already has a value in this store).
+    An import is the owner's: it brings every scope along, so an agent's view
+    may not run one.
     """
+    if service.viewer is not None:
+        raise ForbiddenError("an import is the owner's: run it without an agent identity")
     with_history = {r.memory_id for r in _records(lines) if isinstance(r, _History)}
     lines.seek(0)
     stats = {"imported": 0, "skipped": 0, "key_conflicts": 0, "messages": 0}

@@ -30,7 +30,9 @@ def build_profile(service: MemoryService, query: str | None = None) -> dict[str,
     rows, _ = service.store.list_memories(
         service.tenant_id,
         [service.space_id],
-        MemoryFilter(state=[State.ACTIVE], live_at=now, exclude_types=(MemoryType.SESSION,)),
+        service.scoped(
+            MemoryFilter(state=[State.ACTIVE], live_at=now, exclude_types=(MemoryType.SESSION,))
+        ),
         limit=SCAN_LIMIT,
     )
     static = sorted(

@@ -7,12 +7,15 @@ mem.search("where does the user live")[0].memory.content
 
 Every method takes ``user_id=`` (or the instance's default, ``Memory(user_id=…)``):
 each user is a tenant of the home with memories of its own (:mod:`memoryd.users`).
+``Memory(agent_id=…, session_id=…)`` or ``mem.as_agent(…)`` acts as one agent of
+that user, which sees and writes only its scopes (docs/continuity.md).
 Wrong arguments raise :class:`memoryd.ValidationError`, never a bare ``TypeError``.
 """
 
 from __future__ import annotations
 
 import builtins
+import copy
 import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,9 +30,11 @@ from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
 from memoryd.service import TASK_POLL_S, MemoryService
 from memoryd.store.filters import MemoryFilter
+from memoryd.store.scopes import Viewer
 
 if TYPE_CHECKING:
     from memoryd.continuity.model import Checkpoint
+    from memoryd.continuity.tasks import AgentTasks
 
 # what a direct add may set: build_direct_memory's keywords, less what the store decides,
 # and the memory it replaces (MemoryService.add)
@@ -66,29 +71,55 @@ class Memory:
         path: Path | str | None = None,
         *,
         user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
         embedder: Embedder | None = None,
         **settings: Any,
     ) -> None:
         """``settings`` override the configured ones; ``embedder`` replaces the configured model.
 
-        ``user_id`` is the user every call acts for unless it names another.
+        ``user_id`` is the user every call acts for unless it names another;
+        ``agent_id`` (and ``session_id``) the agent of that user every call acts as.
         """
         from memoryd.config import load_settings
 
         self.service = MemoryService(settings=load_settings(path, **settings), embedder=embedder)
         self._users: dict[str, MemoryService] = {}
         self.user_id = user_id
+        self.viewer: Viewer | None = None
+        self._view = False  # a view made by as_agent: the engine is its origin's to close
+        if agent_id is not None:
+            self.viewer = Viewer.of(agent_id, session_id)
         if user_id is not None:
             self._as(user_id)  # a bad id fails here, not on the first call
+
+    def as_agent(self, agent_id: str, session_id: str | None = None) -> Memory:
+        """This store as one agent (in ``session_id``): it sees global, its tasks, its own
+        agent scope and that session, and writes only into those. Closing the view leaves
+        the store open."""
+        view = copy.copy(self)
+        view.viewer = Viewer.of(agent_id, session_id)
+        view._view = True
+        return view
 
     def _as(self, user_id: str | None) -> MemoryService:
         """The service for ``user_id`` (the instance's default user when None)."""
         user = self.user_id if user_id is None else user_id
         if user is None:
-            return self.service
-        if user not in self._users:
-            self._users[user] = self.service.for_user(user)
-        return self._users[user]
+            service = self.service
+        else:
+            if user not in self._users:
+                self._users[user] = self.service.for_user(user)
+            service = self._users[user]
+        if self.viewer is None:
+            return service
+        return service.for_agent(self.viewer.agent_id, self.viewer.session_id)
+
+    @property
+    def tasks(self) -> AgentTasks:
+        """Collaboration tasks of the user's agents: ``create``, ``list``, ``join``, ``leave``
+        (an agent's view joins and leaves for itself)."""
+        return self._as(None).tasks
 
     # writes
     def add(self, content: str, *, user_id: str | None = None, **fields: Any) -> MemoryRecord:
@@ -296,7 +327,8 @@ class Memory:
         return reindex(self.service, progress)
 
     def close(self) -> None:
-        self.service.close()
+        if not self._view:
+            self.service.close()
 
     def __enter__(self) -> Memory:
         return self

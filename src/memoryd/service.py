@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
 from memoryd.config import Settings, load_settings
-from memoryd.embed import Embedder
 from memoryd.engine import Engine
-from memoryd.errors import NotFoundError, ValidationError
+from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.ids import resolve_id
-from memoryd.ingest.capture import capture
-from memoryd.ingest.conversation import embedding_text
 from memoryd.ingest.direct import (
     build_direct_memory,
     check_id,
@@ -35,7 +30,6 @@ from memoryd.ingest.direct import (
     parse_changes,
     parse_enum,
 )
-from memoryd.ingest.noise import MAX_LEARNED_NOISE
 from memoryd.ingest.worker import TaskWorker, wait_until_done
 from memoryd.models import (
     Category,
@@ -50,18 +44,25 @@ from memoryd.models import (
     personal_space,
     utcnow,
 )
-from memoryd.retrieve import DEFAULT_RECIPE, Retriever, SearchConfig, SearchRequest
-from memoryd.retrieve.config import DEFAULT_LIMIT
-from memoryd.stats import Stats
+from memoryd.retrieve.config import DEFAULT_LIMIT, DEFAULT_RECIPE, SearchConfig
 from memoryd.store import MemoryFilter
-from memoryd.tenancy.sharing import Sharing
-from memoryd.tenancy.spaces import Spaces
+from memoryd.store.rows import to_us
+from memoryd.store.scopes import Viewer, normalize_scope
 from memoryd.users import LOCAL_TENANT as LOCAL_TENANT
 from memoryd.users import user_tenant
 
 if TYPE_CHECKING:
+    # loaded by the methods that need them: a command that only reads (memoryd list,
+    # get, stats, forget) starts without NumPy, the model, or the retrieval stages
+    import numpy as np
+    import numpy.typing as npt
+
+    from memoryd.continuity.tasks import AgentTasks
+    from memoryd.embed import Embedder
     from memoryd.ingest.smart import SmartIngest
-from memoryd.store.rows import to_us
+    from memoryd.retrieve import Retriever
+    from memoryd.tenancy.sharing import Sharing
+    from memoryd.tenancy.spaces import Spaces
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,11 @@ VALIDITY = ("valid_from", "valid_to")
 
 
 class MemoryService:
-    """One tenant's view of an engine. ``for_tenant`` gives another tenant's view."""
+    """One tenant's view of an engine. ``for_tenant`` gives another tenant's view,
+    ``for_agent`` the view of one of its agents (which sees only its scopes)."""
+
+    #: the agent this view acts as (memoryd.store.scopes); None: the owner, every scope
+    viewer: Viewer | None = None
 
     def __init__(
         self,
@@ -99,14 +104,37 @@ class MemoryService:
         """The same engine seen as another tenant (the server's per-request service)."""
         return MemoryService(tenant_id=tenant_id, engine=self.engine)
 
+    def for_agent(self, agent_id: str, session_id: str | None = None) -> MemoryService:
+        """The same tenant as one of its agents, in ``session_id``: every read of the view
+        sees global, the agent's tasks, its agent scope and that session only, and every
+        write goes into one of those (memoryd.store.scopes)."""
+        view = MemoryService(tenant_id=self.tenant_id, engine=self.engine)
+        view.viewer = Viewer.of(agent_id, session_id)
+        return view
+
+    @cached_property
+    def tasks(self) -> AgentTasks:
+        """Collaboration tasks of the tenant's agents (the ``task/{id}`` scopes)."""
+        from memoryd.continuity.tasks import AgentTasks  # continuity builds on this service
+
+        return AgentTasks(self)
+
+    def scoped(self, f: MemoryFilter) -> MemoryFilter:
+        """``f`` as this view may see it: with the viewer of an agent's view."""
+        return f if self.viewer is None else replace(f, viewer=self.viewer)
+
     @cached_property
     def spaces(self) -> Spaces:
         """Spaces, members, invitations and auto-share rules, as this tenant."""
+        from memoryd.tenancy.spaces import Spaces
+
         return Spaces(self.engine, self.tenant_id)
 
     @cached_property
     def sharing(self) -> Sharing:
         """Copies between spaces, as this tenant."""
+        from memoryd.tenancy.sharing import Sharing
+
         return Sharing(self.engine, self.tenant_id)
 
     def for_user(self, user_id: str) -> MemoryService:
@@ -149,6 +177,8 @@ class MemoryService:
         live in Berlin"). Content already held by a direct memory (or by the
         key) is a repeat: that memory is returned, recalled once more.
         """
+        if self.viewer is not None or fields.get("scope") is not None:
+            fields["scope"] = self.tasks.writable_scope(fields.get("scope"))
         memory = build_direct_memory(
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
@@ -162,13 +192,17 @@ class MemoryService:
         return resolve_id(
             "memory",
             memory_id,
-            lambda prefix, n: self.store.memory_ids_like(self.tenant_id, where, prefix, n),
+            lambda prefix, n: self.store.memory_ids_like(
+                self.tenant_id, where, prefix, n, self.viewer
+            ),
         )
 
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
         spaces = self.spaces.readable_spaces()
-        memory = self.store.get(self.tenant_id, spaces, self.resolve_id(memory_id, spaces))
+        memory = self.store.get(
+            self.tenant_id, spaces, self.resolve_id(memory_id, spaces), self.viewer
+        )
         if memory is None:
             raise NotFoundError(f"memory {memory_id}")
         return memory
@@ -180,8 +214,10 @@ class MemoryService:
         nothing writes nothing (no history row, no new version).
         """
         parsed = parse_changes(fields)
+        if "scope" in parsed:
+            parsed["scope"] = self.tasks.writable_scope(parsed["scope"])
         memory_id = self.resolve_id(memory_id, [self.space_id])
-        current = self.store.get(self.tenant_id, [self.space_id], memory_id)
+        current = self.store.get(self.tenant_id, [self.space_id], memory_id, self.viewer)
         if current is None:
             raise NotFoundError(f"memory {memory_id}")
         changes = {k: v for k, v in parsed.items() if getattr(current, k, None) != v}
@@ -194,6 +230,8 @@ class MemoryService:
                 raise ValidationError("valid_to must be after valid_from")
         if "content" in changes:
             changes = {**derived_fields(current, changes["content"]), **changes}
+            from memoryd.ingest.conversation import embedding_text
+
             vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
         action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
         return self.store.update_memory(
@@ -208,7 +246,10 @@ class MemoryService:
         """
         memory_id = self.resolve_id(memory_id, [self.space_id])
         self.store.set_state_where(
-            self.tenant_id, [self.space_id], MemoryFilter(ids=[memory_id]), State.DELETED
+            self.tenant_id,
+            [self.space_id],
+            self.scoped(MemoryFilter(ids=[memory_id])),
+            State.DELETED,
         )
 
     def batch_delete(
@@ -219,11 +260,12 @@ class MemoryService:
     ) -> dict[str, Any]:
         """By ids (unknown ones skipped), or by filter: a dry run unless ``confirm``."""
         if ids:
-            found = MemoryFilter(ids=[self.expand_id(i, [self.space_id]) for i in ids])
+            found = self.scoped(MemoryFilter(ids=[self.expand_id(i, [self.space_id]) for i in ids]))
             n = self.store.set_state_where(self.tenant_id, [self.space_id], found, State.DELETED)
             return {"deleted": n, "mode": "ids"}
         if filter is None:
             raise ValidationError("provide either memory_ids or filter")
+        filter = self.scoped(filter)
         if not confirm:
             return {"would_delete": self.store.count(self.tenant_id, [self.space_id], filter)}
         n = self.store.set_state_where(self.tenant_id, [self.space_id], filter, State.DELETED)
@@ -241,6 +283,8 @@ class MemoryService:
         """Everything in the personal space; refused without ``confirm``."""
         if not confirm:
             raise ValidationError("delete-all needs explicit confirmation")
+        if self.viewer is not None:  # it clears every agent's sessions and checkpoints too
+            raise ForbiddenError("delete-all is the owner's: send it without an agent identity")
         n = self.store.set_state_where(
             self.tenant_id, [self.space_id], MemoryFilter(), State.DELETED
         )
@@ -265,6 +309,7 @@ class MemoryService:
         session_id: str | None = None,
         agent_id: str | None = None,
         space_id: str | None = None,
+        scope: str | None = None,
     ) -> tuple[list[Memory], int]:
         """Memories by the reference's list filters. Session turns only when asked for.
 
@@ -280,7 +325,9 @@ class MemoryService:
             tags=check_tags(tags) or None,
             session_id=session_id,
             agent_id=agent_id,
+            scope=normalize_scope(scope),
             exclude_types=() if memory_type else (MemoryType.SESSION,),
+            viewer=self.viewer,
         )
         space = self.spaces.visible(space_id).id if space_id else self.space_id
         return self.store.list_memories(
@@ -336,7 +383,7 @@ class MemoryService:
             min_score = check_unit("min_score", min_score, 0.0)
         now = check_time("now", now) or utcnow()
         f = MemoryFilter(
-            scope=scope,
+            scope=normalize_scope(scope),
             tags=check_tags(tags) or None,
             source=source or None,
             agent_id=agent_id or None,
@@ -349,7 +396,10 @@ class MemoryService:
             created_before=check_time("created_before", created_before),
             as_of=check_time("as_of", as_of),
             live_at=now,
+            viewer=self.viewer,
         )
+        from memoryd.retrieve import SearchRequest
+
         request = SearchRequest(
             query=query,
             limit=limit,
@@ -388,6 +438,8 @@ class MemoryService:
         :mod:`memoryd.ingest.capture`). ``defer_embedding`` returns once the
         turns are durable; their vectors follow from the engine's embed queue.
         """
+        from memoryd.ingest.capture import capture
+
         return capture(
             self,
             messages,
@@ -409,6 +461,7 @@ class MemoryService:
 
     def smart_ingest_for(self, task: dict[str, Any]) -> SmartIngest:
         """The slow path for a task's tenant and space, with its learned noise and the LLM."""
+        from memoryd.ingest.noise import MAX_LEARNED_NOISE
         from memoryd.ingest.smart import SmartIngest  # the slow path builds on this service
         from memoryd.llm import create_llm  # None without an LLM configured: rules only
 
@@ -419,7 +472,7 @@ class MemoryService:
     def mark_noise(self, memory_id: str) -> None:
         """Teach the noise filter: this memory was chatter. It is deleted and its vector kept."""
         memory_id = self.resolve_id(memory_id, [self.space_id])
-        memory = self.store.get(self.tenant_id, [self.space_id], memory_id)
+        memory = self.store.get(self.tenant_id, [self.space_id], memory_id, self.viewer)
         if memory is None:
             raise NotFoundError(f"memory {memory_id}")
         vector = self.store.get_vector(memory.id)
@@ -471,6 +524,8 @@ class MemoryService:
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:
         """The counts of ``GET /v1/stats`` over the tenant's spaces, the model and the home."""
+        from memoryd.stats import Stats
+
         return {
             **Stats(self.engine, self.tenant_id).overview(),
             "embedding_model": self.store.get_meta("embed_model"),

@@ -27,8 +27,7 @@ from memoryd.models import (
 )
 from memoryd.retrieve import DEFAULT_RECIPE
 from memoryd.retrieve import decay as decay_stage
-from memoryd.retrieve.config import SHARED_WEIGHT, SPACE_WEIGHTS
-from memoryd.retrieve.pipeline import stage_names
+from memoryd.retrieve.config import SHARED_WEIGHT, SPACE_WEIGHTS, stage_names
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
 from memoryd.tenancy.scope import TenantScope

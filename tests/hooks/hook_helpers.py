@@ -25,9 +25,14 @@ class Ran:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without any memoryd or ourmem setting, plus ``extra``."""
+    """The environment without any memoryd or ourmem setting, plus ``extra``.
+
+    The resident hook process is off unless ``extra`` turns it on: a test
+    that starts one stops it (test_hook_resident.py).
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORYD_", "OMEM_"))}
-    env.update(PYTHONIOENCODING="utf-8", **extra)
+    env.update(PYTHONIOENCODING="utf-8", MEMORYD_HOOK_RESIDENT="0")
+    env.update(extra)
     return env
 
 

@@ -28,7 +28,11 @@ EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
         {"conversation_id": STRING, "summary_id": STRING, "query": STRING},
         {"conversation_id"},
     ),
-    "memory_store": ({"content": STRING, "tags": ARRAY, "source": STRING}, {"content"}),
+    # memoryd adds the optional scope (docs/continuity.md)
+    "memory_store": (
+        {"content": STRING, "tags": ARRAY, "source": STRING, "scope": STRING},
+        {"content"},
+    ),
     "memory_search": (
         {"query": STRING, "limit": INTEGER, "scope": STRING, "tags": ARRAY},
         {"query"},
@@ -67,6 +71,12 @@ EXPECTED: dict[str, tuple[dict[str, str], set[str]]] = {
         {"agent_id", "session_id", "events"},
     ),
     "session_restore": ({"agent_id": STRING, "project": STRING}, {"agent_id"}),
+    # collaboration tasks, the task/{id} scopes (docs/continuity.md)
+    "session_layers": ({"agent_id": STRING, "session_id": STRING}, set()),
+    "task_list": ({"agent_id": STRING}, set()),
+    "task_create": ({"id": STRING, "title": STRING}, set()),
+    "task_join": ({"task_id": STRING, "agent_id": STRING}, {"task_id"}),
+    "task_leave": ({"task_id": STRING, "agent_id": STRING}, {"task_id"}),
     # OmniRoute's clear, under memoryd's name
     "memory_clear": ({"type": STRING, "olderThan": STRING, "all": "boolean"}, set()),
 }

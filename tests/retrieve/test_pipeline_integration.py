@@ -314,3 +314,38 @@ def test_search_without_touch_changes_nothing(service: MemoryService, home: Path
     assert service.search("tennis", touch=False).results
     service.close()
     assert _raw_access(home, ids) == {i: (0, None) for i in ids}
+
+
+# ---------------------------------------------------------------------- query vector cache
+class CountingEmbedder(FlakyEmbedder):
+    """The real model, counting the texts it is asked to embed."""
+
+    def __init__(self, inner: LocalEmbedder) -> None:
+        super().__init__(inner)
+        self.texts: list[str] = []
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts += texts
+        return super()._embed(texts)
+
+
+def test_a_repeated_query_is_embedded_once_and_a_failure_is_not_remembered(
+    home: Path, embedder: LocalEmbedder
+) -> None:
+    counting = CountingEmbedder(embedder)
+    with MemoryService(home, embedder=counting) as svc:
+        ids = _seed(svc)
+        counting.texts.clear()
+        first = [r.memory.id for r in svc.search("my sister in Lisbon", touch=False).results]
+        again = [r.memory.id for r in svc.search("my sister in Lisbon", touch=False).results]
+        assert first == again and first[0] == ids[2]
+        assert counting.texts == ["my sister in Lisbon"]
+
+        counting.broken = True  # the model goes down: keywords answer, nothing cached
+        svc.search("tennis on Saturday", touch=False)
+        counting.broken = False
+        found = svc.search("tennis on Saturday", include_trace=True, touch=False)
+        assert found.trace is not None
+        assert _stage(found.trace, "parallel_search").output_count == len(NOTES)  # vector leg
+        # asked twice: the failed attempt, then again once the model is back
+        assert counting.texts == ["my sister in Lisbon", *["tennis on Saturday"] * 2]

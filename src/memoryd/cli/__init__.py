@@ -4,6 +4,7 @@
 from memoryd.cli import memories as _memories  # noqa: F401  (add, search, list, get, update, …)
 
 # isort: split
+from memoryd.cli import agent_tasks as _agent_tasks  # noqa: F401  (task)
 from memoryd.cli import checkpoint as _checkpoint  # noqa: F401  (checkpoint)
 from memoryd.cli import consolidate as _consolidate  # noqa: F401  (consolidate)
 from memoryd.cli import context as _context  # noqa: F401  (context)

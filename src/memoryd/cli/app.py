@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from memoryd.errors import MemorydError, ValidationError
-from memoryd.ids import short
-from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_time
 from memoryd.users import user_tenant
 
 if TYPE_CHECKING:
-    # loaded by the first command that opens the store: --help and a bad option stay fast
+    # loaded by the commands that use them: every command starts in a fraction of a second
+    # (``python -m bench startup`` measures it), so no module here imports the model,
+    # NumPy, the retrieval stages or an HTTP client at import time
+    from rich.progress import Progress
+    from rich.table import Table
+
     from memoryd.models import Memory as MemoryRecord
     from memoryd.service import MemoryService
 
@@ -143,6 +144,8 @@ def emit(data: Any, human: Callable[[], None]) -> None:
 
 def iso_time(value: str) -> datetime:
     """An option value that is a moment: ISO 8601, a date alone meaning its midnight UTC."""
+    from memoryd.ingest.direct import check_time
+
     try:
         moment = check_time("value", value)
     except ValidationError:
@@ -155,6 +158,8 @@ def iso_time(value: str) -> datetime:
 
 def read_text(value: str, what: str = "content") -> str:
     """``-`` reads the text from stdin (for long text, or text piped in); else the value."""
+    from memoryd.ingest.direct import MAX_CONTENT_CHARS
+
     if value != "-":
         return value
     if sys.stdin.isatty():
@@ -172,6 +177,10 @@ def memory_table(
     scores: list[float] | None = None,
     similarities: list[float | None] | None = None,
 ) -> Table:
+    from rich.table import Table
+
+    from memoryd.ids import short
+
     table = Table(show_lines=False, header_style="bold")
     if scores is not None:
         table.add_column("score", justify="right")
@@ -195,6 +204,8 @@ def memory_table(
 
 
 def show_fields(data: dict[str, Any]) -> None:
+    from rich.table import Table
+
     table = Table.grid(padding=(0, 2))
     for key, value in data.items():
         text = json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else value
@@ -203,6 +214,8 @@ def show_fields(data: dict[str, Any]) -> None:
 
 
 def progress_bar() -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),

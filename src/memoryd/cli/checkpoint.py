@@ -8,9 +8,6 @@ import typer
 from rich.table import Table
 
 from memoryd.cli.app import MEMORIES, app, console, emit, service
-from memoryd.continuity import Continuity
-from memoryd.continuity.service import dump
-from memoryd.inject import relative_age
 
 checkpoint_app = typer.Typer(
     name="checkpoint",
@@ -30,6 +27,10 @@ def list_(
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many.")] = 20,
 ) -> None:
     """The newest checkpoints first."""
+    from memoryd.continuity import Continuity
+    from memoryd.continuity.service import dump
+    from memoryd.inject import relative_age
+
     with service() as svc:
         found = Continuity(svc, llm=None).list(
             agent_id=agent, session_id=session, project=project, limit=limit
@@ -66,6 +67,9 @@ def show(
     project: Annotated[str | None, typer.Option("--project", help="In this project.")] = None,
 ) -> None:
     """One checkpoint, rendered as a new session receives it (``--json``: every field)."""
+    from memoryd.continuity import Continuity
+    from memoryd.continuity.service import dump
+
     with service() as svc:
         continuity = Continuity(svc, llm=None)
         if checkpoint_id:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from memoryd.cli.app import DATA, app, console, emit, service
-from memoryd.context import ContextEngine
+
+if TYPE_CHECKING:
+    from memoryd.context import ContextEngine
+    from memoryd.service import MemoryService
 
 context_app = typer.Typer(
     name="context",
@@ -25,6 +28,12 @@ Conversation = Annotated[str, typer.Argument(help="The conversation id.")]
 Budget = Annotated[int, typer.Option("--budget", help="Token budget of the context.")]
 
 
+def _engine(svc: MemoryService) -> ContextEngine:
+    from memoryd.context import ContextEngine  # loaded by the context commands alone
+
+    return ContextEngine(svc)
+
+
 def _print(data: Any) -> None:
     emit(data, lambda: console.print_json(json.dumps(data, ensure_ascii=False)))
 
@@ -33,14 +42,14 @@ def _print(data: Any) -> None:
 def list_conversations() -> None:
     """The conversations of this user, newest first."""
     with service() as svc:
-        _print({"conversations": ContextEngine(svc).list_conversations()})
+        _print({"conversations": _engine(svc).list_conversations()})
 
 
 @context_app.command("show")
 def show(conversation: Conversation) -> None:
     """A conversation's counts and its context items (what stands for what)."""
     with service() as svc:
-        _print(ContextEngine(svc).conversation(conversation))
+        _print(_engine(svc).conversation(conversation))
 
 
 @context_app.command("ingest")
@@ -55,7 +64,7 @@ def ingest(
     if message_id:
         message["id"] = message_id
     with service() as svc:
-        _print(ContextEngine(svc).ingest(conversation, message).to_json())
+        _print(_engine(svc).ingest(conversation, message).to_json())
 
 
 @context_app.command("bootstrap")
@@ -68,7 +77,7 @@ def bootstrap(
 ) -> None:
     """Rebuild a conversation from a transcript file; running it again changes nothing."""
     with service() as svc:
-        _print(ContextEngine(svc).bootstrap(conversation, transcript, format=format))
+        _print(_engine(svc).bootstrap(conversation, transcript, format=format))
 
 
 @context_app.command("assemble")
@@ -79,21 +88,21 @@ def assemble(
 ) -> None:
     """The messages to send now, within the budget."""
     with service() as svc:
-        _print(ContextEngine(svc).assemble(conversation, budget, query).to_json())
+        _print(_engine(svc).assemble(conversation, budget, query).to_json())
 
 
 @context_app.command("after-turn")
 def after_turn(conversation: Conversation, budget: Budget = 4000) -> None:
     """Compact if the context passed 75% of the budget."""
     with service() as svc:
-        _print(ContextEngine(svc).after_turn(conversation, budget).to_json())
+        _print(_engine(svc).after_turn(conversation, budget).to_json())
 
 
 @context_app.command("compact")
 def compact(conversation: Conversation) -> None:
     """Compact everything but the fresh tail now."""
     with service() as svc:
-        _print(ContextEngine(svc).compact(conversation).to_json())
+        _print(_engine(svc).compact(conversation).to_json())
 
 
 @context_app.command("grep")
@@ -104,7 +113,7 @@ def grep(
 ) -> None:
     """lcm_grep: exact and full-text matches in the conversation, with ids."""
     with service() as svc:
-        hits = ContextEngine(svc).grep(conversation, query, limit)
+        hits = _engine(svc).grep(conversation, query, limit)
         _print({"hits": [h.to_json() for h in hits]})
 
 
@@ -116,4 +125,4 @@ def expand(
 ) -> None:
     """lcm_expand_query: a summary (or a query's matches) back to its exact messages."""
     with service() as svc:
-        _print(ContextEngine(svc).expand(conversation, summary_id, query))
+        _print(_engine(svc).expand(conversation, summary_id, query))

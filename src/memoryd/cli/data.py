@@ -12,9 +12,7 @@ import typer
 
 from memoryd.cli.app import DATA, app, console, emit, progress_bar, service, show_fields, state
 from memoryd.errors import ValidationError
-from memoryd.ingest.conversation import MAX_MESSAGES
 from memoryd.models import State, wire
-from memoryd.portability import count_lines, export_jsonl, import_jsonl, reindex
 from memoryd.store import MemoryFilter
 
 # how long `ingest --mode smart` waits for the distillation before leaving it queued
@@ -26,6 +24,8 @@ def export(
     path: Annotated[Path, typer.Argument(help="Output .jsonl file, or - for stdout.")],
 ) -> None:
     """Write every memory, its history and the raw messages as JSON Lines."""
+    from memoryd.portability import export_jsonl  # loaded by the command, not by --help
+
     with service() as svc:
         total = svc.store.count(svc.tenant_id, [svc.space_id], MemoryFilter(state=list(State)))
         if str(path) == "-":
@@ -47,6 +47,8 @@ def import_(
     ],
 ) -> None:
     """Load a memoryd export (ids already present are skipped); import-file takes documents."""
+    from memoryd.portability import count_lines, import_jsonl
+
     with service() as svc, progress_bar() as bar, path.open(encoding="utf-8") as lines:
         task = bar.add_task("importing", total=count_lines(path))
         result = import_jsonl(svc, lines, lambda n: bar.advance(task, n))
@@ -62,6 +64,8 @@ def import_(
 @app.command("reindex", rich_help_panel=DATA)
 def reindex_() -> None:
     """Re-embed every memory with the configured model (after changing models)."""
+    from memoryd.portability import reindex
+
     with service() as svc, progress_bar() as bar:
         total = svc.engine.sqlite_store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
         task = bar.add_task("re-embedding", total=total)
@@ -87,6 +91,8 @@ def read_messages(path: str) -> list[dict[str, Any]]:
         data = data["messages"]
     if isinstance(data, list):
         return data
+    from memoryd.ingest.conversation import MAX_MESSAGES
+
     messages = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -161,7 +167,6 @@ def ingest(
     emit(data, human)
 
 
-@app.command(rich_help_panel=DATA)
 def task(
     task_id: Annotated[
         str, typer.Argument(metavar="ID", help="A task id (from ingest), or a unique start of it.")

@@ -15,8 +15,6 @@ from rich.table import Table
 from rich.text import Text
 
 from memoryd.cli.app import MEMORIES, SERVER, app, console, emit, service, state
-from memoryd.hooks.runner import consolidate_session, drain, run_hook, summarize_checkpoint
-from memoryd.profile import build_profile
 
 hook_app = typer.Typer(
     name="hook",
@@ -27,6 +25,8 @@ app.add_typer(hook_app, name="hook", rich_help_panel=SERVER)
 
 
 def _run(command: str) -> None:
+    from memoryd.hooks.runner import run_hook
+
     raise typer.Exit(run_hook(command, home=state.home))
 
 
@@ -71,6 +71,8 @@ def summarize_(
     checkpoint: Annotated[str, typer.Option(help="The checkpoint to summarise.")],
 ) -> None:
     """Ask the configured LLM for a checkpoint's summary (started by a hook, detached)."""
+    from memoryd.hooks.runner import summarize_checkpoint
+
     raise typer.Exit(summarize_checkpoint(checkpoint, home=state.home))
 
 
@@ -80,6 +82,8 @@ def consolidate_(
     session: Annotated[str, typer.Option(help="The session that ended.")],
 ) -> None:
     """Condense an ended session's layers (started by the SessionEnd hook, detached)."""
+    from memoryd.hooks.runner import consolidate_session
+
     raise typer.Exit(consolidate_session(agent, session, home=state.home))
 
 
@@ -89,7 +93,28 @@ def drain_(
     after_pid: Annotated[int | None, typer.Option(help="Wait for this process to exit.")] = None,
 ) -> None:
     """Finish a smart-ingest task a capture hook left running (started by the hook itself)."""
+    from memoryd.hooks.runner import drain
+
     raise typer.Exit(drain(task, after_pid, home=state.home))
+
+
+@hook_app.command("resident", hidden=True)
+def resident_(
+    idle: Annotated[
+        float, typer.Option(min=0.01, max=24 * 60, help="Exit after this many idle minutes.")
+    ] = 30.0,
+    stop: Annotated[bool, typer.Option("--stop", help="Stop the running one instead.")] = False,
+) -> None:
+    """Keep this home warm for the prompt hooks (started by a hook, detached)."""
+    from memoryd.home import default_home
+    from memoryd.hooks import resident
+    from memoryd.hooks.resident_serve import serve
+
+    if stop:
+        stopped = resident.stop(state.home or default_home())
+        emit({"stopped": stopped}, lambda: console.print("stopped" if stopped else "not running"))
+        return
+    raise typer.Exit(serve(state.home, idle))
 
 
 @app.command(rich_help_panel=MEMORIES)
@@ -99,6 +124,8 @@ def profile(
     ] = None,
 ) -> None:
     """The synthesized user profile: stable facts and what is going on lately."""
+    from memoryd.profile import build_profile
+
     with service() as svc:
         data = build_profile(svc, query)
 

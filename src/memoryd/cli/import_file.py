@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from memoryd.cli.app import (
@@ -35,8 +34,12 @@ from memoryd.cli.app import (
     show_fields,
 )
 from memoryd.errors import MemorydError, ValidationError
-from memoryd.imports.service import Imports, read_upload, start_import_worker
-from memoryd.service import MemoryService
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from memoryd.imports.service import Imports
+    from memoryd.service import MemoryService
 
 # what a folder contributes: the formats import reads (other files are left alone)
 IMPORTABLE = (".md", ".markdown", ".txt", ".text", ".json", ".jsonl", ".pdf")
@@ -51,6 +54,12 @@ app.add_typer(imports_app, name="imports", rich_help_panel=DATA)
 ImportId = Annotated[
     str, typer.Argument(metavar="ID", help="An import id, or a unique start of it (4+ characters).")
 ]
+
+
+def _imports(svc: MemoryService) -> Imports:
+    from memoryd.imports.service import Imports  # the readers load with the import commands
+
+    return Imports(svc)
 
 
 def expand(paths: list[Path]) -> list[Path]:
@@ -80,12 +89,14 @@ def import_file(
 
     Text is stored as passages (listed with --type session) and distilled into memories.
     """
+    from memoryd.imports.service import read_upload
+
     files = expand(paths)
     if not files:
         raise fail(ValidationError("no importable files found"))
     results: list[dict[str, Any]] = []
     with service() as svc:
-        imports = Imports(svc)
+        imports = _imports(svc)
         limit = svc.settings.max_import_bytes
         with progress_bar() as bar:
             for file in files:
@@ -111,7 +122,7 @@ def import_file(
 
 def follow(svc: MemoryService, task: dict[str, Any], bar: Progress, row: TaskID) -> dict[str, Any]:
     """Poll an import until it ends, moving the bar; Ctrl-C pauses it (resumable) and exits."""
-    imports = Imports(svc)
+    imports = _imports(svc)
     try:
         while task["status"] == "processing":
             bar.update(
@@ -158,7 +169,7 @@ def list_imports(
 ) -> None:
     """Imports, newest first, with their status and counts."""
     with service() as svc:
-        found = Imports(svc).list(limit)
+        found = _imports(svc).list(limit)
 
     def human() -> None:
         if not found["imports"]:
@@ -187,7 +198,7 @@ def list_imports(
 def show_import(import_id: ImportId) -> None:
     """One import: every field of its task."""
     with service() as svc:
-        task = Imports(svc).get(import_id)
+        task = _imports(svc).get(import_id)
     emit(task, lambda: show_fields(task))
 
 
@@ -195,7 +206,7 @@ def show_import(import_id: ImportId) -> None:
 def resume_import(import_id: ImportId) -> None:
     """Run an unfinished import (interrupted or killed) to its end, here."""
     with service() as svc:
-        imports = Imports(svc)
+        imports = _imports(svc)
         task = imports.get(import_id)
         if task["status"] != "processing":
             raise fail(
@@ -203,6 +214,8 @@ def resume_import(import_id: ImportId) -> None:
                     f"import {task['id']} is {task['status']}: only an unfinished import resumes"
                 )
             )
+        from memoryd.imports.service import start_import_worker
+
         start_import_worker(svc).notify()  # takes up what a stopped worker left
         with progress_bar() as bar:
             task = follow(svc, task, bar, bar.add_task(task["filename"] or task["id"], total=None))
@@ -215,7 +228,7 @@ def resume_import(import_id: ImportId) -> None:
 def rollback_import(import_id: ImportId) -> None:
     """Remove what an import created and restore what it changed (an unfinished one too)."""
     with service() as svc:
-        result = Imports(svc).rollback(import_id)
+        result = _imports(svc).rollback(import_id)
     emit(
         result,
         lambda: console.print(

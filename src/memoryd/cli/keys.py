@@ -8,15 +8,17 @@ revoked) without a working key to call the API with.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from memoryd.cli.app import SERVER, app, console, emit, service
-from memoryd.ids import resolve_id
 from memoryd.models import wire
-from memoryd.tenancy.tenants import Tenants
+
+if TYPE_CHECKING:
+    from memoryd.service import MemoryService
+    from memoryd.tenancy.tenants import Tenants
 
 keys_app = typer.Typer(
     name="keys",
@@ -26,11 +28,17 @@ keys_app = typer.Typer(
 app.add_typer(keys_app, name="keys", rich_help_panel=SERVER)
 
 
+def _tenants(svc: MemoryService) -> Tenants:
+    from memoryd.tenancy.tenants import Tenants
+
+    return Tenants(svc.engine)
+
+
 @keys_app.command("list")
 def list_keys() -> None:
     """The keys of this user: prefix, name, created, last used, revoked."""
     with service() as svc:
-        keys = Tenants(svc.engine).list_keys(svc.tenant_id)
+        keys = _tenants(svc).list_keys(svc.tenant_id)
 
     def human() -> None:
         if not keys:
@@ -59,7 +67,7 @@ def create_key(
 ) -> None:
     """A new key for this user; the secret is shown only now."""
     with service() as svc:
-        key, secret = Tenants(svc.engine).create_key(svc.tenant_id, name)
+        key, secret = _tenants(svc).create_key(svc.tenant_id, name)
     emit(
         {**wire(key), "api_key": secret},
         lambda: console.print(
@@ -77,6 +85,8 @@ def revoke_key(
     ],
 ) -> None:
     """Revoke a key: requests with it are refused from now on."""
+    from memoryd.ids import resolve_id
+
     with service() as svc:
         full_id = resolve_id(
             "API key",
@@ -85,7 +95,7 @@ def revoke_key(
                 "api_keys", "id", prefix, "tenant_id = ?", [svc.tenant_id], n
             ),
         )
-        key = Tenants(svc.engine).revoke_key(svc.tenant_id, full_id)
+        key = _tenants(svc).revoke_key(svc.tenant_id, full_id)
     emit(wire(key), lambda: console.print(f"[green]revoked[/green] key {key.id} ({key.prefix}…)"))
 
 

@@ -10,7 +10,6 @@ import os
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
-import anyio
 import typer
 
 from memoryd.cli.app import SERVER, app, err, state
@@ -38,14 +37,17 @@ def _first_env(names: tuple[str, ...]) -> str | None:
     return None
 
 
-def make_backend() -> Backend:
-    """A server's client when ``MEMORYD_URL`` (or ``OMEM_API_URL``) is set, else the home."""
+def make_backend(agent_id: str | None = None, session_id: str | None = None) -> Backend:
+    """A server's client when ``MEMORYD_URL`` (or ``OMEM_API_URL``) is set, else the home;
+    as ``agent_id`` in ``session_id`` when given (its scopes only)."""
     from memoryd.mcp.backend import EmbeddedBackend, RemoteBackend
 
+    agent_id, session_id = agent_id or None, session_id or None
     url = _first_env(URL_VARIABLES)
     if url:
-        return RemoteBackend(url, _first_env(KEY_VARIABLES))
-    return EmbeddedBackend(state.home)
+        key = _first_env(KEY_VARIABLES)
+        return RemoteBackend(url, key, agent_id=agent_id, session_id=session_id)
+    return EmbeddedBackend(state.home, agent_id=agent_id, session_id=session_id)
 
 
 @app.command(rich_help_panel=SERVER)
@@ -55,6 +57,14 @@ def mcp(
     ] = Transport.stdio,
     host: Annotated[str, typer.Option(help="Address to bind (http only).")] = DEFAULT_HOST,
     port: Annotated[int, typer.Option(help="Port to listen on (http only).")] = DEFAULT_MCP_PORT,
+    agent_id: Annotated[
+        str | None,
+        typer.Option(envvar="MEMORYD_AGENT_ID", help="Act as this agent: its scopes only."),
+    ] = None,
+    session_id: Annotated[
+        str | None,
+        typer.Option(envvar="MEMORYD_SESSION_ID", help="The agent's current session."),
+    ] = None,
 ) -> None:
     """Serve the memory tools over MCP (Claude, Cursor, VS Code, Windsurf...).
 
@@ -63,10 +73,12 @@ def mcp(
     MEMORYD_API_KEY (or OMEM_API_KEY). Over http the endpoint is
     http://HOST:PORT/mcp.
     """
+    import anyio
+
     from memoryd.mcp.server import serve_http, serve_stdio
 
     try:
-        backend = make_backend()
+        backend = make_backend(agent_id, session_id)
     except MemorydError as exc:
         err.print(f"[red]error:[/red] {exc.message}")
         raise typer.Exit(1) from None

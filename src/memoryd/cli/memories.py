@@ -29,7 +29,6 @@ from memoryd.cli.app import (
 )
 from memoryd.errors import ValidationError
 from memoryd.models import Category, MemoryType, RelationType, State, format_ts, utcnow
-from memoryd.store.rows import from_us
 from memoryd.store.sqlite import SORT_COLUMNS
 
 IdArg = Annotated[
@@ -327,6 +326,8 @@ def forget(memory_id: IdArg) -> None:
 @app.command(rich_help_panel=MEMORIES)
 def history(memory_id: IdArg) -> None:
     """Every recorded change of a memory, oldest first."""
+    from memoryd.store.rows import from_us
+
     with service() as svc:
         rows = svc.history(memory_id)
     for row in rows:

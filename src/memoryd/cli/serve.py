@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memoryd.cli.app import SERVER, app, console, err, state
-from memoryd.config import Settings, load_settings
 from memoryd.errors import MemorydError, StorageDamagedError
 from memoryd.server.options import (
     DEFAULT_HOST,
@@ -18,10 +17,9 @@ from memoryd.server.options import (
     ServeOptions,
     is_loopback,
 )
-from memoryd.service import LOCAL_TENANT, MemoryService
-from memoryd.store import DB_FILENAME, open_store
-from memoryd.store.maintenance import check
-from memoryd.tenancy.tenants import Tenants
+
+if TYPE_CHECKING:
+    from memoryd.config import Settings
 
 BOOTSTRAP_KEY_NAME = "bootstrap"
 
@@ -48,6 +46,8 @@ def serve(
     On the first start of a home with no API keys, a key for the local tenant
     (the one the CLI and the SDK use) is created and printed once.
     """
+    from memoryd.config import load_settings  # loaded by the command, not by --help
+
     try:
         ServeOptions(host=host, no_auth=no_auth).check()
         settings = load_settings(state.home)
@@ -90,6 +90,9 @@ def _check_database(settings: Settings) -> None:
     a missing or emptied one where a home held data is refused on opening). A PostgreSQL
     database is opened once: unreachable, or without pgvector, it is one clear error
     here rather than one per worker."""
+    from memoryd.store import DB_FILENAME, open_store
+    from memoryd.store.maintenance import check
+
     if settings.database_url:
         open_store(settings.database_url, settings.home).close()
         return
@@ -104,6 +107,9 @@ def _check_database(settings: Settings) -> None:
 
 
 def _bootstrap_key(home: object) -> None:
+    from memoryd.service import LOCAL_TENANT, MemoryService
+    from memoryd.tenancy.tenants import Tenants
+
     with MemoryService(home=str(home)) as svc:
         tenants = Tenants(svc.engine)
         if tenants.has_keys():

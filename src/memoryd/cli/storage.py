@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memoryd.cli.app import app, console, emit, err, reported, state
-from memoryd.config import load_settings
-from memoryd.store import DB_FILENAME
-from memoryd.store.maintenance import Snapshot, backup, check, restore
+
+if TYPE_CHECKING:
+    from memoryd.store.maintenance import Snapshot
 
 MAX_PROBLEMS_SHOWN = 20
 
 
 def database() -> Path:
     """The home's database file (the home from --home, MEMORYD_HOME or the default)."""
+    from memoryd.config import load_settings  # the store loads with the command, not --help
+    from memoryd.store import DB_FILENAME
+
     return load_settings(state.home).home / DB_FILENAME
 
 
@@ -43,6 +46,8 @@ def check_(
 
     Exits 1 when anything is damaged; restore a backup with `memoryd restore`.
     """
+    from memoryd.store.maintenance import check
+
     with reported():
         path = database()
         problems = check(path, full=not quick)
@@ -74,6 +79,8 @@ def backup_(
     includes the write-ahead log (a plain copy of memoryd.db misses recent
     writes). The copy is checked before it replaces an existing PATH.
     """
+    from memoryd.store.maintenance import backup
+
     with reported():
         made = backup(database(), path)
     emit(
@@ -94,6 +101,8 @@ def restore_(
     The backup is checked in full before anything changes; the files it
     replaces are kept beside it as memoryd.db.replaced-<time>.
     """
+    from memoryd.store.maintenance import restore
+
     with reported():
         done = restore(path, database())
     emit(

@@ -166,10 +166,12 @@ class Recall:
 
     def _listed(self, category: str | None) -> list[Memory]:
         """Distilled memories, most important first: essential ones, or one category's."""
-        f = MemoryFilter(
-            state=[State.ACTIVE],
-            exclude_types=(MemoryType.SESSION,),
-            category=None if category is None else [Category(category)],
+        f = self.svc.scoped(
+            MemoryFilter(
+                state=[State.ACTIVE],
+                exclude_types=(MemoryType.SESSION,),
+                category=None if category is None else [Category(category)],
+            )
         )
         memories, _ = self.svc.store.list_memories(
             self.svc.tenant_id,

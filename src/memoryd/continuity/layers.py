@@ -41,9 +41,10 @@ from memoryd.continuity.extract import (
 )
 from memoryd.continuity.mechanical import Event, Message, ToolUse, cut
 from memoryd.continuity.model import Owner
-from memoryd.errors import MemorydError
+from memoryd.errors import ForbiddenError, MemorydError
 from memoryd.models import new_id, utcnow
 from memoryd.store.rows import to_us
+from memoryd.store.scopes import agent_scope
 
 if TYPE_CHECKING:
     from memoryd.llm import LLMClient
@@ -232,12 +233,15 @@ class SessionLayers:
         """The layer as a memory of its session; the same layer again is the same memory."""
         depth = int(row["depth"])
         days: float = getattr(self.service.settings, f"session_d{depth}_retention_days")
-        memory = self.service.add(
+        # consolidation is the store's own work, whichever view started it
+        owner = self.service.for_tenant(self.service.tenant_id)
+        memory = owner.add(
             str(row["content"]),
             key=f"session/{row['agent_id']}/{row['session_id']}/d{depth}",
             tags=[TAG, f"d{depth}"],
             agent_id=row["agent_id"],
             session_id=row["session_id"],
+            scope=agent_scope(row["agent_id"]),
             source=SOURCE,
             category="events",
             memory_type="insight",
@@ -255,4 +259,12 @@ class SessionLayers:
     def layers(
         self, agent_id: str | None = None, session_id: str | None = None
     ) -> list[dict[str, Any]]:
+        """The summary layers (D5, D2, D1, D0); an agent's view gets its own sessions' only."""
+        viewer = self.service.viewer
+        if viewer is not None:
+            if agent_id is not None and agent_id != viewer.agent_id:
+                raise ForbiddenError(
+                    f"agent {viewer.agent_id} cannot read agent {agent_id}'s sessions"
+                )
+            agent_id = viewer.agent_id
         return self.store.session_layers(self._tenant, agent_id, session_id)

@@ -23,7 +23,7 @@ from memoryd.continuity.mechanical import Event, Message, ToolResult, ToolUse, b
 from memoryd.continuity.model import Checkpoint, Mechanical, Owner, Summary, Trigger
 from memoryd.continuity.render import render
 from memoryd.continuity.summary import derive, summarize
-from memoryd.errors import MemorydError, NotFoundError, ValidationError
+from memoryd.errors import ForbiddenError, MemorydError, NotFoundError, ValidationError
 from memoryd.ingest.direct import check_int
 from memoryd.models import new_id
 
@@ -145,6 +145,18 @@ class Continuity:
     def _tenant(self) -> str:
         return self.service.tenant_id
 
+    def _agent(self, agent_id: str | None) -> str | None:
+        """The agent a call is about: an agent's view (``service.viewer``) has only its own
+        checkpoints, as it has only its own agent scope."""
+        viewer = self.service.viewer
+        if viewer is None:
+            return agent_id
+        if agent_id is not None and agent_id != viewer.agent_id:
+            raise ForbiddenError(
+                f"agent {viewer.agent_id} cannot use agent {agent_id}'s checkpoints"
+            )
+        return viewer.agent_id
+
     # ------------------------------------------------------------------ saving
     def save(
         self,
@@ -155,7 +167,7 @@ class Continuity:
         summarize_now: bool = True,
     ) -> Checkpoint:
         """Fold ``events`` into the session's checkpoint and save it (see the module doc)."""
-        agent = check_name("agent_id", owner.agent_id)
+        agent = check_name("agent_id", self._agent(owner.agent_id))
         session = check_name("session_id", owner.session_id)
         project = check_project(owner.project)
         try:
@@ -218,7 +230,8 @@ class Continuity:
         if not isinstance(checkpoint_id, str) or not checkpoint_id.strip():
             raise ValidationError("checkpoint id must be a non-empty string")
         row = self.service.store.get_checkpoint(self._tenant, checkpoint_id.strip())
-        if row is None:
+        viewer = self.service.viewer
+        if row is None or (viewer is not None and row["agent_id"] != viewer.agent_id):
             raise NotFoundError(f"checkpoint {checkpoint_id} not found")
         return to_checkpoint(row)
 
@@ -231,6 +244,7 @@ class Continuity:
         limit: int = 20,
         offset: int = 0,
     ) -> list[Checkpoint]:
+        agent_id = self._agent(agent_id)
         rows = self.service.store.list_checkpoints(
             self._tenant,
             agent_id=None if agent_id is None else check_name("agent_id", agent_id),
@@ -247,6 +261,8 @@ class Continuity:
         return found[0] if found else None
 
     def delete(self, checkpoint_id: str) -> None:
+        if self.service.viewer is not None:
+            self.get(checkpoint_id)  # another agent's is not found
         if not self.service.store.delete_checkpoint(self._tenant, checkpoint_id):
             raise NotFoundError(f"checkpoint {checkpoint_id} not found")
 

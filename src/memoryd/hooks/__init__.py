@@ -11,5 +11,8 @@ prompt or a compaction does more harm than one that forgets.
 * ``capture`` (``stop``, ``pre_compact``): the recent transcript to smart ingest.
 
 The store is the embedded one (the home), or a memoryd server when
-``MEMORYD_URL`` / ``OMEM_API_URL`` is set (``hooks.config``).
+``MEMORYD_URL`` / ``OMEM_API_URL`` is set (``hooks.config``). With the
+embedded store, the prompt hooks are answered by the home's resident process
+once one runs (``hooks.resident``), so a prompt does not wait for the model
+to load.
 """

@@ -23,6 +23,7 @@ from memoryd.hooks.detach import spawn_memoryd
 from memoryd.models import Memory as MemoryRecord
 from memoryd.models import ScoredMemory
 from memoryd.sdk import Memory
+from memoryd.store.scopes import is_part
 
 log = logging.getLogger(__name__)
 
@@ -147,8 +148,17 @@ class EmbeddedBackend:
 class RemoteBackend:
     """A memoryd (or ourmem) server; its own worker runs smart ingest."""
 
-    def __init__(self, url: str, api_key: str | None, timeout_s: float) -> None:
-        self.remote = RemoteMemory(url, api_key, timeout=timeout_s)
+    def __init__(
+        self,
+        url: str,
+        api_key: str | None,
+        timeout_s: float,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.remote = RemoteMemory(
+            url, api_key, agent_id=agent_id, session_id=session_id, timeout=timeout_s
+        )
         self.describe = f"server at {url}"
         self._down: ServerError | None = None
 
@@ -228,7 +238,17 @@ class RemoteBackend:
         self.remote.close()
 
 
-def open_backend(config: HookConfig) -> HookBackend:
+def host_session(payload: dict[str, Any]) -> str | None:
+    """The host's session id from a hook payload, when it can name a session scope."""
+    session = payload.get("session_id")
+    return session if isinstance(session, str) and session and is_part(session) else None
+
+
+def open_backend(config: HookConfig, session: str | None = None) -> HookBackend:
+    """The store as the hooks' agent (``MEMORYD_AGENT_ID``, default ``claude-code``) in the
+    host's session: recall sees that agent's scopes only (docs/continuity.md)."""
     if config.url:
-        return RemoteBackend(config.url, config.api_key, config.http_timeout_s)
-    return EmbeddedBackend(Memory(config.home))
+        return RemoteBackend(
+            config.url, config.api_key, config.http_timeout_s, config.agent_id, session
+        )
+    return EmbeddedBackend(Memory(config.home, agent_id=config.agent_id, session_id=session))

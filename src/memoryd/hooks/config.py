@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoryd.config import default_home
+from memoryd.home import default_home
 from memoryd.inject import DEFAULT_BUDGET_TOKENS
+from memoryd.store.scopes import is_part
 
 ENV_URL = ("MEMORYD_URL", "OMEM_API_URL")
 ENV_KEY = ("MEMORYD_API_KEY", "OMEM_API_KEY")
@@ -94,6 +95,12 @@ class HookConfig:
                 return default
             return value
 
+        def agent(raw: str) -> str:
+            if raw and not is_part(raw):  # it names the agent's scope (docs/continuity.md)
+                problems.append(f"{ENV_AGENT_ID}={raw!r} cannot name an agent scope")
+                return DEFAULT_AGENT_ID
+            return raw or DEFAULT_AGENT_ID
+
         home_env = env.get("MEMORYD_HOME", "").strip()
         return cls(
             url=(first(ENV_URL) or "").rstrip("/") or None,
@@ -104,6 +111,6 @@ class HookConfig:
             session_tokens=int(number(ENV_SESSION_TOKENS, DEFAULT_SESSION_TOKENS, 0, MAX_TOKENS)),
             prompt_tokens=int(number(ENV_PROMPT_TOKENS, DEFAULT_PROMPT_TOKENS, 0, MAX_TOKENS)),
             min_similarity=number(ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY, -1, 1),
-            agent_id=env.get(ENV_AGENT_ID, "").strip() or DEFAULT_AGENT_ID,
+            agent_id=agent(env.get(ENV_AGENT_ID, "").strip()),
             problems=tuple(problems),
         )

@@ -31,8 +31,9 @@ from typing import Any, BinaryIO
 
 from memoryd.continuity.model import Trigger
 from memoryd.errors import ValidationError
-from memoryd.hooks import capture, checkpoint, session_start, user_prompt
-from memoryd.hooks.backend import HookBackend, open_backend
+from memoryd.home import default_home
+from memoryd.hooks import capture, checkpoint, resident, session_start, user_prompt
+from memoryd.hooks.backend import HookBackend, host_session, open_backend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.detach import spawn_memoryd
 from memoryd.hooks.output import HookResult
@@ -52,8 +53,10 @@ class Event:
 
 # the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30, 10, 30 seconds
 EVENTS: dict[str, Event] = {
-    "session-start": Event("SessionStart", session_start.run, 12.0),
-    "user-prompt": Event("UserPromptSubmit", user_prompt.run, 7.0),
+    "session-start": Event(
+        "SessionStart", session_start.run, resident.DEADLINES_S["session-start"]
+    ),
+    "user-prompt": Event("UserPromptSubmit", user_prompt.run, resident.DEADLINES_S["user-prompt"]),
     "stop": Event("Stop", checkpoint.saving_first(capture.stop, "stop", Trigger.AGENT_END), 25.0),
     "pre-compact": Event(
         "PreCompact",
@@ -103,9 +106,8 @@ def start_log(config: HookConfig) -> Callable[[], None]:
     return undo
 
 
-def read_payload(stream: BinaryIO) -> dict[str, Any]:
-    """The hook's JSON object from stdin; ``{}`` (and a log line) for anything else."""
-    data = stream.read(MAX_STDIN_BYTES + 1)
+def parse_payload(data: bytes) -> dict[str, Any]:
+    """The hook's JSON object from the bytes of stdin; ``{}`` (and a log line) for anything else."""
     if len(data) > MAX_STDIN_BYTES:
         log.warning("hook input is over %d bytes: ignored", MAX_STDIN_BYTES)
         return {}
@@ -135,6 +137,9 @@ def run_hook(
 
     ``exit_process=False`` (in-process callers) returns instead of leaving
     with ``os._exit`` when the deadline passes or a task is handed on.
+    A hook process (``exit_process=True``) of a hook the home's resident
+    process answers asks it, and starts it when there is none
+    (:mod:`memoryd.hooks.resident`); in-process callers answer themselves.
     """
     config = HookConfig.from_env(environ, home)
     stop_log = start_log(config)
@@ -152,8 +157,15 @@ def run_hook(
         try:
             source = stdin if stdin is not None else sys.stdin.buffer
             interactive = stdin is None and sys.stdin.isatty()
-            payload = {} if interactive else read_payload(source)
-            backend = open_backend(config)
+            data = b"" if interactive else source.read(MAX_STDIN_BYTES + 1)
+            env = os.environ if environ is None else environ
+            if exit_process and not interactive and not config.remote:
+                answered_by = _through_resident(command, config, data, env)
+                if answered_by is not None:
+                    state["result"] = answered_by
+                    return
+            payload = parse_payload(data)
+            backend = open_backend(config, host_session(payload))
             state["result"] = event.handler(payload, backend, config)
         except Exception:
             log.exception("%s failed", command)
@@ -192,6 +204,36 @@ def run_hook(
     log.info("%s: done in %.2fs", command, time.monotonic() - started)
     stop_log()
     return 0
+
+
+def _through_resident(
+    command: str, config: HookConfig, data: bytes, environ: Mapping[str, str]
+) -> HookResult | None:
+    """The resident's answer to this hook; None to answer in this process.
+
+    With no resident running, one is started for the next hooks and this
+    one answers in process. A resident that does not answer properly costs
+    this hook its injection (logged), not a second wait.
+    """
+    if command not in resident.DEADLINES_S or not resident.enabled(environ):
+        return None
+    home = config.home or default_home()
+    try:
+        sock = resident.connect(home)
+    except resident.NotRunning:
+        args = ["hook", "resident", "--idle", f"{resident.idle_minutes(environ):g}"]
+        try:
+            spawn_memoryd(args, config.home)
+            log.info("%s: no resident process; started one, answering in process", command)
+        except OSError as exc:
+            log.warning("%s: cannot start the resident process: %s", command, exc)
+        return None
+    try:
+        output = resident.ask(sock, command, data, environ, EVENTS[command].deadline_s)
+    except (OSError, ValueError) as exc:
+        log.warning("%s: the resident process did not answer (%s); nothing injected", command, exc)
+        return HookResult()
+    return HookResult(output)
 
 
 def _leave(stop_log: Callable[[], None], exit_process: bool) -> int:

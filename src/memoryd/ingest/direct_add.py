@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.errors import ValidationError
+from memoryd.errors import ForbiddenError, ValidationError
 from memoryd.ingest import rules
 from memoryd.ingest.apply import retire
 from memoryd.ingest.direct import INHERITED_FIELDS, UPSERT_FIELDS
@@ -75,7 +75,14 @@ def slot_holder(svc: MemoryService, key: str) -> Memory | None:
     found, _ = svc.store.list_memories(
         svc.tenant_id, [svc.space_id], MemoryFilter(key=key, live_at=utcnow()), limit=1
     )
-    return found[0] if found else None
+    holder = found[0] if found else None
+    if holder is not None and svc.viewer is not None:
+        seen = svc.store.get(svc.tenant_id, [svc.space_id], holder.id, svc.viewer)
+        if seen is None:
+            raise ForbiddenError(
+                f"key {key!r} is held by a memory of a scope this agent cannot see"
+            )
+    return holder
 
 
 def same_content(
@@ -83,12 +90,14 @@ def same_content(
 ) -> Memory | None:
     """A live direct memory with exactly this content, found by its (identical) vector."""
     now = utcnow()
+    # a repeat is the same content in the same scope: another agent's twin is not this one
     rowids = svc.store.vector_search(
         svc.tenant_id, svc.space_id, vector, REPEAT_PROBE, MemoryFilter(live_at=now)
     )
     for candidate in svc.store.by_rowids([r for r, _ in rowids]).values():
         if (
             candidate.content == memory.content
+            and candidate.scope == memory.scope
             and candidate.memory_type is MemoryType.PINNED
             and candidate.state is State.ACTIVE
             and candidate.is_live(now)
@@ -129,4 +138,7 @@ def replaced_by_direct(
         return None
     fact = Fact.from_rules(found[0], memory.confidence)
     decided = slot_guard(fact, existing_for(svc, fact, vector))
-    return decided[1] if decided is not None and decided[0] is Decision.SUPERSEDE else None
+    if decided is None or decided[0] is not Decision.SUPERSEDE:
+        return None
+    # a fact changes the facts of its own scope only: an agent's note leaves global ones be
+    return decided[1] if decided[1].scope == memory.scope else None

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from memoryd.client import DEFAULT_TIMEOUT_S, RemoteMemory
 from memoryd.continuity import Continuity, Owner
+from memoryd.continuity.layers import SessionLayers
 from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
 from memoryd.imports.service import start_import_worker
@@ -39,7 +40,9 @@ class Backend(ABC):
 
     # ------------------------------------------------------------------ memories
     @abstractmethod
-    def store(self, content: str, tags: list[str], source: str) -> Json: ...
+    def store(
+        self, content: str, tags: list[str], source: str, scope: str | None = None
+    ) -> Json: ...
 
     @abstractmethod
     def search(self, query: str, limit: int, scope: str | None, tags: list[str] | None) -> Json: ...
@@ -106,6 +109,22 @@ class Backend(ABC):
     ) -> Json: ...
 
     @abstractmethod
+    def session_layers(self, agent_id: str | None, session_id: str | None) -> Json: ...
+
+    # ------------------------------------------------------------------ tasks (scopes)
+    @abstractmethod
+    def task_list(self, agent_id: str | None) -> Json: ...
+
+    @abstractmethod
+    def task_create(self, task_id: str | None, title: str) -> Json: ...
+
+    @abstractmethod
+    def task_join(self, task_id: str, agent_id: str | None) -> Json: ...
+
+    @abstractmethod
+    def task_leave(self, task_id: str, agent_id: str | None) -> Json: ...
+
+    @abstractmethod
     def close(self) -> None:
         """Release what the backend holds; the server calls it once, on shutdown."""
 
@@ -115,11 +134,22 @@ class EmbeddedBackend(Backend):
 
     It calls the same services as the REST routes, so a memory stored here
     is the one ``memoryd search`` and ``memoryd serve`` see in that home.
+    With ``agent_id`` (and ``session_id``) every tool acts as that agent.
     """
 
-    def __init__(self, home: Path | str | None = None, *, warm_up: bool = True) -> None:
-        self.service = MemoryService(home, tenant_id=LOCAL_TENANT)
+    def __init__(
+        self,
+        home: Path | str | None = None,
+        *,
+        warm_up: bool = True,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.root = MemoryService(home, tenant_id=LOCAL_TENANT)
+        self.service = self.root if agent_id is None else self.root.for_agent(agent_id, session_id)
         self.describe = f"embedded store at {self.service.home}"
+        if agent_id is not None:
+            self.describe += f", as agent {agent_id}"
         self._warming: threading.Thread | None = None
         if warm_up:  # the model loads in ~1 s: not on the agent's first call, if we can help it
             self._warming = threading.Thread(
@@ -135,14 +165,14 @@ class EmbeddedBackend(Backend):
         stopped process left queued in an embedded home.
         """
         try:
-            _ = self.service.embedder
-            self.service.start_worker()
-            start_import_worker(self.service)
+            _ = self.root.embedder
+            self.root.start_worker()
+            start_import_worker(self.root)
         except Exception as exc:  # the first tool call reports it properly
             log.warning("could not load the embedding model yet: %s", exc)
 
-    def store(self, content: str, tags: list[str], source: str) -> Json:
-        memory = self.service.add(content, tags=tags, source=source)
+    def store(self, content: str, tags: list[str], source: str, scope: str | None = None) -> Json:
+        memory = self.service.add(content, tags=tags, source=source, scope=scope)
         self.service.sharing.apply_auto_share(memory)
         return memory.to_json()
 
@@ -230,10 +260,30 @@ class EmbeddedBackend(Backend):
         text = "" if latest is None else continuity.render(latest)
         return {"text": text, "checkpoint_id": None if latest is None else latest.id}
 
+    def session_layers(self, agent_id: str | None, session_id: str | None) -> Json:
+        found = SessionLayers(self.service, llm=None).layers(agent_id, session_id)
+        return {"layers": wire(found)}
+
+    def task_list(self, agent_id: str | None) -> Json:
+        return {"tasks": wire(self.service.tasks.list(agent_id))}
+
+    def task_create(self, task_id: str | None, title: str) -> Json:
+        task, _ = self.service.tasks.create(task_id, title)
+        data: Json = wire(task)
+        return data
+
+    def task_join(self, task_id: str, agent_id: str | None) -> Json:
+        data: Json = wire(self.service.tasks.join(task_id, agent_id))
+        return data
+
+    def task_leave(self, task_id: str, agent_id: str | None) -> Json:
+        data: Json = wire(self.service.tasks.leave(task_id, agent_id))
+        return data
+
     def close(self) -> None:
         if self._warming is not None:  # a session that ends at once: not mid-load
             self._warming.join(timeout=WARM_UP_JOIN_S)
-        self.service.close()
+        self.root.close()
 
 
 class RemoteBackend(Backend):
@@ -244,11 +294,21 @@ class RemoteBackend(Backend):
     """
 
     def __init__(
-        self, url: str, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT_S
+        self,
+        url: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> None:
         self.url = url.rstrip("/")
-        self.remote = RemoteMemory(self.url, api_key, timeout=timeout)
+        self.remote = RemoteMemory(
+            self.url, api_key, agent_id=agent_id, session_id=session_id, timeout=timeout
+        )
         self.describe = f"memoryd server at {self.url}"
+        if agent_id is not None:
+            self.describe += f", as agent {agent_id}"
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Json:
         data = self.remote.request(method, path, **kwargs)
@@ -256,8 +316,10 @@ class RemoteBackend(Backend):
             raise ValidationError(f"the server answered {method} {path} with {str(data)[:200]!r}")
         return data
 
-    def store(self, content: str, tags: list[str], source: str) -> Json:
-        body = {"content": content, "tags": tags, "source": source}
+    def store(self, content: str, tags: list[str], source: str, scope: str | None = None) -> Json:
+        body: Json = {"content": content, "tags": tags, "source": source}
+        if scope is not None:
+            body["scope"] = scope
         return self._call("POST", "/v1/memories", json=body)
 
     def search(self, query: str, limit: int, scope: str | None, tags: list[str] | None) -> Json:
@@ -357,6 +419,28 @@ class RemoteBackend(Backend):
     def lcm_expand(self, conversation_id: str, summary_id: str | None, query: str | None) -> Json:
         body: Json = {"summary_id": summary_id, "query": query}
         return self._call("POST", f"/v1/context/{_seg(conversation_id)}/expand", json=body)
+
+    def session_layers(self, agent_id: str | None, session_id: str | None) -> Json:
+        params = {k: v for k, v in (("agent_id", agent_id), ("session_id", session_id)) if v}
+        return self._call("GET", "/v1/session-layers", params=params)
+
+    def task_list(self, agent_id: str | None) -> Json:
+        params = {} if agent_id is None else {"agent_id": agent_id}
+        return self._call("GET", "/v1/tasks", params=params)
+
+    def task_create(self, task_id: str | None, title: str) -> Json:
+        body: Json = {"title": title} if task_id is None else {"id": task_id, "title": title}
+        return self._call("POST", "/v1/tasks", json=body)
+
+    def task_join(self, task_id: str, agent_id: str | None) -> Json:
+        body: Json = {} if agent_id is None else {"agent_id": agent_id}
+        return self._call("POST", f"/v1/tasks/{_seg(task_id)}/members", json=body)
+
+    def task_leave(self, task_id: str, agent_id: str | None) -> Json:
+        agent = agent_id or self.remote.agent_id
+        if agent is None:
+            raise ValidationError("agent_id is required (or act as an agent)")
+        return self._call("DELETE", f"/v1/tasks/{_seg(task_id)}/members/{_seg(agent)}")
 
     def close(self) -> None:
         self.remote.close()

@@ -28,7 +28,8 @@ from mcp.shared.exceptions import MCPError
 from memoryd import __version__
 from memoryd.errors import MemorydError
 from memoryd.mcp.backend import Backend, Json
-from memoryd.mcp.tools import TOOLS, TOOLS_BY_NAME, ToolSpec
+from memoryd.mcp.spec import ToolSpec
+from memoryd.mcp.tools import TOOLS, TOOLS_BY_NAME
 
 log = logging.getLogger(__name__)
 

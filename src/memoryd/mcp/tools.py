@@ -12,11 +12,13 @@ content; search and list results carry ids because the follow-up tools
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from memoryd.mcp.backend import Backend, Json
+from memoryd.mcp.continuity_tools import CONTINUITY_TOOLS
 from memoryd.mcp.render import dump, render_list, render_search, titled
+from memoryd.mcp.spec import ToolSpec
+from memoryd.mcp.spec import object_schema as _object
+from memoryd.mcp.spec import string as _string
+from memoryd.mcp.spec import strings as _strings
 from memoryd.proxy.memory_api import TYPES
 
 DEFAULT_SEARCH_LIMIT = 10
@@ -24,36 +26,8 @@ DEFAULT_LIST_LIMIT = 20
 ROLES = ["admin", "member", "reader"]
 
 
-def _string(description: str) -> Json:
-    return {"type": "string", "description": description}
-
-
-def _strings(description: str) -> Json:
-    return {"type": "array", "items": {"type": "string"}, "description": description}
-
-
-def _object(properties: Json, required: list[str] | None = None) -> Json:
-    schema: Json = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    schema["additionalProperties"] = False
-    return schema
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    title: str
-    description: str
-    input_schema: Json
-    run: Callable[[Backend, Json], Json]
-    render: Callable[[Json], str]
-    read_only: bool = False
-    destructive: bool = False
-
-
 def _run_store(b: Backend, a: Json) -> Json:
-    return b.store(a["content"], a.get("tags") or [], a.get("source") or "mcp")
+    return b.store(a["content"], a.get("tags") or [], a.get("source") or "mcp", a.get("scope"))
 
 
 def _run_search(b: Backend, a: Json) -> Json:
@@ -83,6 +57,9 @@ TOOLS: list[ToolSpec] = [
                 "content": _string("The content to remember"),
                 "tags": _strings("Tags to categorize the memory"),
                 "source": _string("Source identifier (e.g. 'chat', 'code-review')"),
+                "scope": _string(
+                    "Who sees it: global (default), task/<id>, agent/<you>, session/<you>/<sid>"
+                ),
             },
             ["content"],
         ),
@@ -499,4 +476,5 @@ TOOLS: list[ToolSpec] = [
     ),
 ]
 
+TOOLS += CONTINUITY_TOOLS
 TOOLS_BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}

@@ -118,10 +118,16 @@ def list_entries(
         rows, total = found[start : start + limit], len(found)
     else:
         rows, total = svc.store.list_memories(
-            svc.tenant_id, spaces, _filter(memory_type, session_id), limit=limit, offset=start
+            svc.tenant_id,
+            spaces,
+            svc.scoped(_filter(memory_type, session_id)),
+            limit=limit,
+            offset=start,
         )
     metadata = svc.store.memory_metadata(svc.tenant_id, [m.id for m in rows])
-    by_type = {t: svc.store.count(svc.tenant_id, spaces, _filter(t, None)) for t in TYPES}
+    by_type = {
+        t: svc.store.count(svc.tenant_id, spaces, svc.scoped(_filter(t, None))) for t in TYPES
+    }
     return {
         "data": [entry(m, metadata.get(m.id)) for m in rows],
         "total": total,
@@ -221,6 +227,6 @@ def clear_entries(
         category_of(memory_type)
     elif older_than is None and not everything:
         raise ValidationError("name a type or olderThan, or send all: true to clear every memory")
-    f = _filter(memory_type, None, check_time("olderThan", older_than))
+    f = svc.scoped(_filter(memory_type, None, check_time("olderThan", older_than)))
     deleted = svc.store.set_state_where(svc.tenant_id, [svc.space_id], f, State.DELETED)
     return {"deleted": deleted}

@@ -68,12 +68,14 @@ def recall_block(
         recent, _ = svc.store.list_memories(
             svc.tenant_id,
             svc.spaces.readable_spaces(),
-            MemoryFilter(
-                session_id=session_id,
-                state=[State.ACTIVE],
-                created_after=since,
-                live_at=now,
-                exclude_types=(MemoryType.SESSION,),
+            svc.scoped(
+                MemoryFilter(
+                    session_id=session_id,
+                    state=[State.ACTIVE],
+                    created_after=since,
+                    live_at=now,
+                    exclude_types=(MemoryType.SESSION,),
+                )
             ),
             limit=RECENT_LIMIT,
             with_total=False,

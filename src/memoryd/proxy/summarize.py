@@ -39,11 +39,13 @@ def summarize(svc: MemoryService, session_id: Any = None, max_tokens: Any = None
         raise ValidationError(f"maxTokens must be between 0 and {MAX_BUDGET_TOKENS}")
     if session_id is not None and not isinstance(session_id, str):
         raise ValidationError("sessionId must be a string")
-    f = MemoryFilter(
-        session_id=session_id or None,
-        state=[State.ACTIVE],
-        live_at=utcnow(),
-        exclude_types=(MemoryType.SESSION,),
+    f = svc.scoped(
+        MemoryFilter(
+            session_id=session_id or None,
+            state=[State.ACTIVE],
+            live_at=utcnow(),
+            exclude_types=(MemoryType.SESSION,),
+        )
     )
     used = condensed = saved = 0
     offset = 0

@@ -154,3 +154,33 @@ def type_boost(memory: Memory, config: SearchConfig) -> float:
             return config.contentless_turn_boost
         return config.stale_turn_boost if memory.superseded_by else 1.0
     return 1.0
+
+
+# the 12 stages in order; "fusion" is named by the recipe's fusion (rrf or convex)
+STAGES = (
+    "parallel_search",
+    "fusion",
+    "rrf_normalize",
+    "min_score_filter",
+    "topk_cap",
+    "cross_encoder",
+    "bm25_floor",
+    "decay_boost",
+    "importance_weight",
+    "length_norm",
+    "hard_cutoff",
+    "mmr_diversity",
+)
+
+
+def stage_names(config: SearchConfig) -> list[str]:
+    """The stage names of a search with this recipe, as its trace names them."""
+    return [f"{config.fusion}_fusion" if s == "fusion" else s for s in STAGES]
+
+
+@dataclass
+class SpaceRef:
+    """A space a search covers, and its kind (which sets its weight in the ranking)."""
+
+    space_id: str
+    space_type: SpaceType

@@ -11,8 +11,6 @@ import logging
 from abc import ABC, abstractmethod
 from typing import Any
 
-import httpx
-
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import RERANK_TIMEOUT_S, SearchConfig
 
@@ -54,6 +52,8 @@ class HttpCrossEncoder(CrossEncoder):
         return {"Authorization": f"Bearer {self.api_key}"}
 
     def rerank(self, query: str, documents: list[str]) -> list[float]:
+        import httpx  # here: a search with no reranker configured never loads the HTTP client
+
         response = httpx.post(
             self.url, json=self.body(query, documents), headers=self.headers(), timeout=self.timeout
         )

@@ -6,6 +6,7 @@ them, per space, and merges the spaces.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -24,16 +25,18 @@ from memoryd.models import (
     ScoredMemory,
     SearchResponse,
     SearchTrace,
-    SpaceType,
     StageTrace,
 )
 from memoryd.retrieve.bm25_floor import bm25_floor
 from memoryd.retrieve.candidate import Candidate, by_score
 from memoryd.retrieve.config import (
     DEFAULT_RECIPE,
+    STAGES,
     SearchConfig,
+    SpaceRef,
     contentless,
     provenance_weight,
+    stage_names,
 )
 from memoryd.retrieve.convex_fusion import convex_fuse
 from memoryd.retrieve.cross_encoder import CrossEncoder, cross_encoder_rerank
@@ -51,28 +54,8 @@ from memoryd.store.filters import MemoryFilter
 from memoryd.store.protocol import Store
 
 log = logging.getLogger(__name__)
-
-
-# the 12 stages in order; "fusion" is named by the recipe's fusion (rrf or convex)
-STAGES = (
-    "parallel_search",
-    "fusion",
-    "rrf_normalize",
-    "min_score_filter",
-    "topk_cap",
-    "cross_encoder",
-    "bm25_floor",
-    "decay_boost",
-    "importance_weight",
-    "length_norm",
-    "hard_cutoff",
-    "mmr_diversity",
-)
-
-
-def stage_names(config: SearchConfig) -> list[str]:
-    """The stage names of a search with this recipe, as its trace names them."""
-    return [f"{config.fusion}_fusion" if s == "fusion" else s for s in STAGES]
+# query vectors kept per retriever (384 float32 each with the bundled model: ~1.5 MB)
+QUERY_CACHE_SIZE = 1024
 
 
 @dataclass
@@ -84,12 +67,6 @@ class SearchRequest:
     min_score: float | None = None
     include_trace: bool = False
     config: SearchConfig = field(default_factory=lambda: DEFAULT_RECIPE)
-
-
-@dataclass
-class SpaceRef:
-    space_id: str
-    space_type: SpaceType
 
 
 class _Tracer:
@@ -128,10 +105,18 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.reranker = reranker
+        # a repeated query (an agent asking again each turn, a hook's prompt) skips the model;
+        # failures raise, so they are never cached
+        self._embed_cached = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_fresh)
+
+    def _embed_fresh(self, query: str) -> npt.NDArray[np.float32]:
+        vector = self.embedder.embed_one(query)
+        vector.flags.writeable = False  # shared by every search of this query
+        return vector
 
     def _embed_query(self, query: str) -> npt.NDArray[np.float32] | None:
         try:
-            return self.embedder.embed_one(query)
+            return self._embed_cached(query)
         except (MemorydError, RuntimeError, ValueError) as exc:
             log.warning("query embedding failed, searching by keywords only: %s", exc)
             return None

@@ -37,12 +37,14 @@ from memoryd.server.options import (
     is_loopback,
 )
 from memoryd.server.routes import (
+    agent_tasks,
     checkpoints,
     consolidate,
     context,
     imports,
     memories,
     portability,
+    session_layers,
     spaces,
     stats,
     tenants,
@@ -133,6 +135,8 @@ def create_app(
     for module in modules:
         app.include_router(module.router)
     app.include_router(checkpoints.router)
+    app.include_router(agent_tasks.router)
+    app.include_router(session_layers.router)
     app.include_router(spaces.sharing_router)
     dashboard.install(app)  # the pages at /, after the API's error handlers
     app.add_middleware(

@@ -22,16 +22,25 @@ API_KEY = APIKeyHeader(
 )
 
 
+AgentHeader = Annotated[str | None, Header(alias="X-Agent-Id")]
+SessionHeader = Annotated[str | None, Header(alias="X-Session-Id")]
+
+
 def caller(
-    request: Request, _key: Annotated[str | None, Security(API_KEY)] = None
+    request: Request,
+    _key: Annotated[str | None, Security(API_KEY)] = None,
+    x_agent_id: AgentHeader = None,
+    x_session_id: SessionHeader = None,
 ) -> MemoryService:
-    """The service as the authenticated tenant sees it."""
+    """The service as the authenticated tenant sees it; with ``X-Agent-Id`` (and
+    ``X-Session-Id``), as that agent of the tenant, in that session: it sees and
+    writes only its scopes (memoryd.store.scopes)."""
     root: MemoryService = request.app.state.service
-    return root.for_tenant(tenant_of(request.state).id)
+    tenant = root.for_tenant(tenant_of(request.state).id)
+    return tenant if not x_agent_id else tenant.for_agent(x_agent_id, x_session_id)
 
 
 Caller = Annotated[MemoryService, Depends(caller)]
-AgentHeader = Annotated[str | None, Header(alias="X-Agent-Id")]
 
 
 def ok(content: Any, status: int = 200) -> CompactJSON:

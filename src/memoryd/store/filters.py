@@ -14,6 +14,7 @@ from typing import Any
 from memoryd.errors import ValidationError
 from memoryd.models import TOOL_OUTPUT_MARK, Category, MemoryType, State, Tier
 from memoryd.store.rows import to_us
+from memoryd.store.scopes import Viewer, visible_sql
 
 # Each tag is one condition of the query; SQLite refuses an expression tree
 # past 1,000 terms, and no real filter needs more than a few tags.
@@ -51,6 +52,8 @@ class MemoryFilter:
     live_at: datetime | None = None
     as_of: datetime | None = None
     exclude_types: Sequence[MemoryType] = field(default_factory=tuple)
+    # the agent (and session) asking: only the scopes it may see (memoryd.store.scopes)
+    viewer: Viewer | None = None
 
     def __post_init__(self) -> None:
         if self.tags is not None and len(self.tags) > MAX_FILTER_TAGS:
@@ -81,6 +84,7 @@ class MemoryFilter:
                 self.created_before,
                 self.as_of,
                 self.exclude_types or None,
+                self.viewer,
             )
         )
 
@@ -99,7 +103,8 @@ def where_clause(
     is an active member of the space (its personal space included), whoever
     wrote them; an invitation it has not accepted gives it nothing. The check is
     in the SQL itself, so a door that passes a wrong space id gets nothing back
-    rather than someone else's memories.
+    rather than someone else's memories. A viewer (an agent) sees only the
+    scopes the rule of ``memoryd.store.scopes`` gives it.
     """
     sql, p = _in("m.space_id", space_ids)
     parts: list[str] = [
@@ -108,6 +113,10 @@ def where_clause(
         "WHERE sm.user_id = ? AND sm.status = 'active')",
     ]
     params: list[Any] = [*p, tenant_id]
+    if f.viewer is not None:
+        sql, p = visible_sql(tenant_id, f.viewer)
+        parts.append(sql)
+        params += p
     if f.state:
         sql, p = _in("m.state", f.state)
         parts.append(sql)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from memoryd.models import Memory, utcnow
 from memoryd.store.database import Database
 from memoryd.store.rows import SELECT_COLUMNS, row_to_memory, to_us, vector_to_blob
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 class PendingEmbeddings(Database):

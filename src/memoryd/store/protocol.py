@@ -33,6 +33,7 @@ from memoryd.models import (
 )
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
+from memoryd.store.scopes import Viewer
 from memoryd.store.sessions import RawMessage
 
 # A backend's transaction handle (sqlite3.Connection, psycopg.Connection): it comes
@@ -95,9 +96,20 @@ class MemoryRecords(Protocol):
         actor: str | None = None,
     ) -> int: ...
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None: ...
-    def get(self, tenant_id: str, space_ids: Sequence[str], memory_id: str) -> Memory | None: ...
+    def get(
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        viewer: Viewer | None = None,
+    ) -> Memory | None: ...
     def memory_ids_like(
-        self, tenant_id: str, space_ids: Sequence[str], prefix: str, limit: int
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        prefix: str,
+        limit: int,
+        viewer: Viewer | None = None,
     ) -> list[str]: ...
     def ids_with_prefix(
         self, table: str, column: str, prefix: str, where: str, params: Sequence[Any], limit: int
@@ -118,7 +130,11 @@ class MemoryRecords(Protocol):
     ) -> tuple[list[Memory], int]: ...
     def count(self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter) -> int: ...
     def iter_all(
-        self, tenant_id: str, space_ids: Sequence[str], batch: int = 1000
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        batch: int = 1000,
+        viewer: Viewer | None = None,
     ) -> Iterator[Memory]: ...
     def by_rowids(self, rowids: Sequence[int]) -> dict[int, Memory]: ...
     def space_history(self, tenant_id: str, space_id: str) -> Iterator[dict[str, Any]]: ...
@@ -371,6 +387,19 @@ class ContinuityRecords(Protocol):
     def expire_layers(self, now_us: int) -> int: ...
 
 
+class AgentTaskRecords(Protocol):
+    """Collaboration tasks of agents and their members: the ``task/{id}`` scopes."""
+
+    def create_agent_task(self, tenant_id: str, task_id: str, title: str) -> bool: ...
+    def get_agent_task(self, tenant_id: str, task_id: str) -> dict[str, Any] | None: ...
+    def list_agent_tasks(
+        self, tenant_id: str, agent_id: str | None = None
+    ) -> list[dict[str, Any]]: ...
+    def join_agent_task(self, tenant_id: str, task_id: str, agent_id: str) -> None: ...
+    def leave_agent_task(self, tenant_id: str, task_id: str, agent_id: str) -> bool: ...
+    def is_task_member(self, tenant_id: str, task_id: str, agent_id: str) -> bool: ...
+
+
 class Store(
     Transactions,
     MemoryRecords,
@@ -383,6 +412,7 @@ class Store(
     SettingsRecords,
     Aggregates,
     ContinuityRecords,
+    AgentTaskRecords,
     Protocol,
 ):
     """Everything the service calls on a backend."""

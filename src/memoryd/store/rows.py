@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import UTC, datetime
-from typing import Any, overload
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, overload
 
 from memoryd.models import (
     Category,
@@ -18,6 +16,9 @@ from memoryd.models import (
     State,
     Tier,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # column order of an INSERT; ``rowid``, ``vector`` and ``seq`` are handled by the store
 MEMORY_COLUMNS = (
@@ -130,8 +131,12 @@ def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
 
 
 def vector_to_blob(vector: np.ndarray[Any, Any] | None) -> bytes | None:
+    import numpy as np  # here: opening a store (memoryd list) does not load NumPy
+
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
 
 def blob_to_vector(blob: bytes | None) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+    import numpy as np
+
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)

@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import BIGRAM, build_query
 from memoryd.store.rows import blob_to_vector, to_us
 from memoryd.store.spaces import SpaceStore
-from memoryd.store.vector_index import IndexRow, VectorIndex
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from memoryd.store.vector_index import VectorIndex
 
 # the keyword leg ranks this many times k in the index before filtering
 BM25_PROBE_FACTOR = 4
@@ -32,6 +34,8 @@ class SearchLegs(SpaceStore):
 
     def _sync_index(self, space_id: str) -> None:
         """Catch the space's index up with every committed write, from any process."""
+        from memoryd.store.vector_index import IndexRow
+
         assert self.index is not None, "bind_embedding_model() first"
         space = self.index.space(space_id)
         with space.lock, self.read() as conn:
@@ -43,7 +47,7 @@ class SearchLegs(SpaceStore):
             rows = conn.execute(
                 "SELECT rowid, vector, state = 'active' AND NOT EXISTS (SELECT 1 FROM "
                 "json_each(marks) WHERE json_each.value = ?), invalidated_at, valid_to, "
-                "expires_at, valid_from FROM memories WHERE space_id = ? AND seq > ?",
+                "expires_at, valid_from, seq FROM memories WHERE space_id = ? AND seq > ?",
                 (TOOL_OUTPUT_MARK, space_id, space.seq),
             ).fetchall()
             space.apply(
@@ -56,17 +60,20 @@ class SearchLegs(SpaceStore):
                         valid_to=r[4],
                         expires_at=r[5],
                         valid_from=r[6],
+                        seq=r[7],
                     )
                     for r in rows
-                ]
+                ],
+                seq,
             )
-            space.seq = seq
 
     def allowed_rowids(
         self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter
     ) -> npt.NDArray[np.int64]:
         where, params = where_clause(tenant_id, space_ids, f)
         rows = self.conn.execute(f"SELECT m.rowid FROM memories m WHERE {where}", params).fetchall()
+        import numpy as np
+
         return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
     def vector_search(

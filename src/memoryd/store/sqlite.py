@@ -10,13 +10,11 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
+from memoryd.store.agent_tasks import AgentTaskStore
 from memoryd.store.aggregates import AggregateStore
 from memoryd.store.checkpoints import CheckpointStore
 from memoryd.store.database import map_storage_errors
@@ -33,18 +31,24 @@ from memoryd.store.rows import (
     to_us,
     vector_to_blob,
 )
+from memoryd.store.scopes import Viewer
 from memoryd.store.search import SearchLegs
 from memoryd.store.session_layers import SessionLayerStore
 from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
-from memoryd.store.vector_index import IndexRow, VectorIndex
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 DB_FILENAME = "memoryd.db"
 # what one recall adds to a memory's confidence (seed 001's holographic trust)
 RECALL_TRUST_STEP = 0.02
 SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
+# the folder of saved HNSW graphs beside the database file (memoryd.db-graphs)
+GRAPH_DIR_SUFFIX = "-graphs"
 # sorts after every string that starts with a given prefix (BINARY collation, UTF-8)
 PREFIX_END = "\U0010ffff"
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
@@ -60,12 +64,18 @@ class SQLiteStore(
     SearchLegs,
     CheckpointStore,
     SessionLayerStore,
+    AgentTaskStore,
     SettingsStore,
     PendingEmbeddings,
 ):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index = None
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.save()  # the graphs that changed enough since their last save
+        super().close()
 
     def bind_embedding_model(
         self, name: str, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD
@@ -86,7 +96,11 @@ class SQLiteStore(
                     f"the configured embedder is {name} ({dim} dimensions); run "
                     "`memoryd reindex` to re-embed every memory with the configured model"
                 )
-        self.index = VectorIndex(dim, hnsw_threshold)
+        from memoryd.store.vector_index import VectorIndex  # NumPy: loaded by the first search
+
+        # the HNSW graphs of large spaces are kept beside the database between processes
+        graphs = self.path.with_name(self.path.name + GRAPH_DIR_SUFFIX)
+        self.index = VectorIndex(dim, hnsw_threshold, graph_dir=graphs, model=name)
 
     def embedding_bound(self) -> bool:
         """Whether ``bind_embedding_model`` ran (the vector index exists)."""
@@ -269,6 +283,8 @@ class SQLiteStore(
         """Undo an import's journal; (memories deleted, session messages deleted)."""
         gone, memories, sessions = self.undo_import(import_id)
         if self.index is not None:
+            from memoryd.store.vector_index import IndexRow
+
             for rowid, space_id in gone:  # deleted rows never reach the seq-based sync
                 space = self.index.space(space_id)
                 with space.lock:
@@ -292,24 +308,43 @@ class SQLiteStore(
 
     # ------------------------------------------------------------------ memories: reads
     def _get(
-        self, conn: sqlite3.Connection, tenant_id: str, space_ids: Sequence[str], memory_id: str
+        self,
+        conn: sqlite3.Connection,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        viewer: Viewer | None = None,
     ) -> Memory | None:
         where, params = where_clause(
-            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State))
+            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State), viewer=viewer)
         )
         row = conn.execute(
             f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where}", params
         ).fetchone()
         return None if row is None else row_to_memory(row)
 
-    def get(self, tenant_id: str, space_ids: Sequence[str], memory_id: str) -> Memory | None:
-        return self._get(self.conn, tenant_id, space_ids, memory_id)
+    def get(
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        viewer: Viewer | None = None,
+    ) -> Memory | None:
+        """The memory, if the tenant (and ``viewer``, an agent, when given) may see it."""
+        return self._get(self.conn, tenant_id, space_ids, memory_id, viewer)
 
     def memory_ids_like(
-        self, tenant_id: str, space_ids: Sequence[str], prefix: str, limit: int
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        prefix: str,
+        limit: int,
+        viewer: Viewer | None = None,
     ) -> list[str]:
         """Ids of memories (any state) that start with ``prefix``, in id order."""
-        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        where, params = where_clause(
+            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
+        )
         return self.ids_with_prefix("memories m", "m.id", prefix, where, params, limit)
 
     def ids_with_prefix(
@@ -337,6 +372,8 @@ class SQLiteStore(
             f"SELECT id, vector FROM memories WHERE id IN ({marks}) AND vector IS NOT NULL",
             list(memory_ids),
         ).fetchall()
+        import numpy as np
+
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
     def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:
@@ -381,11 +418,17 @@ class SQLiteStore(
         )
 
     def iter_all(
-        self, tenant_id: str, space_ids: Sequence[str], batch: int = 1000
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        batch: int = 1000,
+        viewer: Viewer | None = None,
     ) -> Iterator[Memory]:
-        """Every memory in any state, in insertion order (export)."""
+        """Every memory in any state (that ``viewer`` may see), in insertion order (export)."""
         last = 0
-        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        where, params = where_clause(
+            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
+        )
         while True:
             rows = self.conn.execute(
                 f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} AND m.rowid > ? "

@@ -14,14 +14,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from memoryd.models import utcnow
 from memoryd.store.database import Database
 from memoryd.store.rows import blob_to_vector, from_us, to_us, vector_to_blob
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 MAX_ATTEMPTS = 3
 DONE = ("completed", "failed")
@@ -255,4 +256,6 @@ class TaskStore(Database):
             (space_id, limit),
         ).fetchall()
         vectors = [v for v in (blob_to_vector(r[0]) for r in reversed(rows)) if v is not None]
+        import numpy as np
+
         return np.stack(vectors) if vectors else None

@@ -14,17 +14,31 @@ is dropped again when the space shrinks below half the threshold.
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import math
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD, HnswGraph
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD, GraphFile, HnswGraph
+
+log = logging.getLogger(__name__)
 
 NEVER = np.iinfo(np.int64).max
 INITIAL_CAPACITY = 1024
+# a saved graph is written again once this many of its rows changed (at most 1 % of them):
+# a process that loads it patches at most that many rows before its first search
+SAVE_ROWS = 5_000
+# a saved graph that far behind the rows (this share of them to patch) is rebuilt instead
+PATCH_FRACTION = 0.25
+# with a graph, a filter that keeps less than this share of the rows is scored exactly over
+# the rows it keeps; a wider one searches the graph for proportionally more candidates
+EXACT_FILTER_FRACTION = 0.05
 
 
 @dataclass
@@ -36,6 +50,7 @@ class IndexRow:
     valid_to: int | None
     expires_at: int | None
     valid_from: int | None = None
+    seq: int | None = None  # the store's change counter at the row's last write
 
 
 @dataclass
@@ -57,6 +72,11 @@ class SpaceIndex:
     lock: threading.Lock = field(default_factory=threading.Lock)
     # the approximate graph over every row above, while the space is large
     graph: HnswGraph | None = None
+    # where the graph is kept between processes (None: rebuilt by every process)
+    graph_file: GraphFile | None = None
+    # how the current graph came to be: "built", "loaded" from graph_file, or "" (none)
+    graph_origin: str = ""
+    unsaved: int = 0  # rows changed in the graph since it was last saved
 
     def _grow(self, need: int) -> None:
         capacity = max(INITIAL_CAPACITY, len(self.rowids))
@@ -75,8 +95,11 @@ class SpaceIndex:
             starts[: self.size] = self.starts[: self.size]
         self.rowids, self.matrix, self.ends, self.starts = rowids, matrix, ends, starts
 
-    def apply(self, rows: list[IndexRow]) -> None:
-        """Upsert live rows, drop dead ones. Callers hold ``lock``."""
+    def apply(self, rows: list[IndexRow], seq: int | None = None) -> None:
+        """Upsert live rows, drop dead ones; ``seq``: the store's counter they bring it to.
+
+        Callers hold ``lock``.
+        """
         self._grow(self.size + len(rows))
         # with a graph: the rowids it must drop, and those it must (re)insert
         track = self.graph is not None
@@ -104,20 +127,78 @@ class SpaceIndex:
             ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
             self.ends[at] = min(ends) if ends else NEVER
             self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
-        self._update_graph(stale, fresh)
+        self._update_graph(stale, fresh, rows, seq)
+        if seq is not None:
+            self.seq = seq
+            if self.save_due():
+                self.save()
 
-    def _update_graph(self, stale: list[int], fresh: list[int]) -> None:
-        """Build, update or drop the HNSW graph to match the rows now held."""
+    def _update_graph(
+        self, stale: list[int], fresh: list[int], rows: list[IndexRow], seq: int | None
+    ) -> None:
+        """Build (or load), update or drop the HNSW graph to match the rows now held."""
         threshold = self.hnsw_threshold
         if self.graph is not None and (threshold is None or self.size < threshold // 2):
-            self.graph = None  # small again: the exact scan is as fast and exact
+            self.graph, self.graph_origin = None, ""  # small again: the exact scan is as fast
+            if self.graph_file is not None:
+                self.graph_file.discard()
         if self.graph is not None:
             self.graph.remove(np.asarray(stale, np.int64))
             picks = np.fromiter((self.position[r] for r in fresh), np.int64, len(fresh))
             self.graph.add(self.rowids[picks], self.matrix[picks])
+            self.unsaved += len(set(stale) | set(fresh))
         elif threshold is not None and self.size > threshold:
-            self.graph = HnswGraph(self.dim)
-            self.graph.add(self.rowids[: self.size], self.matrix[: self.size])
+            self.graph = self._saved_graph(rows, seq)
+            if self.graph is None:
+                self.graph, self.graph_origin = HnswGraph(self.dim), "built"
+                self.graph.add(self.rowids[: self.size], self.matrix[: self.size])
+                self.unsaved = self.size
+
+    def _saved_graph(self, rows: list[IndexRow], seq: int | None) -> HnswGraph | None:
+        """The graph saved by an earlier process, patched up to the rows now held; None when
+        there is none or it is too far behind (``PATCH_FRACTION``) to be worth patching."""
+        saved = self.graph_file.load() if self.graph_file is not None else None
+        if saved is None:
+            return None
+        graph, saved_seq = saved
+        if seq is not None and saved_seq > seq:  # the database went back (a restored backup)
+            log.warning("graph %s is newer than the database; rebuilding", self.graph_file)
+            return None
+        live = self.rowids[: self.size]
+        keys = graph.keys()
+        rewritten = np.fromiter(
+            (r.rowid for r in rows if r.seq is not None and r.seq > saved_seq), np.int64
+        )
+        redo = np.intersect1d(rewritten, keys)  # written since the save: maybe a new vector
+        gone = np.setdiff1d(keys, live)  # deleted, archived or invalidated since
+        add = np.union1d(np.setdiff1d(live, keys), np.intersect1d(redo, live))
+        if gone.size + add.size > PATCH_FRACTION * self.size:
+            log.info("graph %s is too far behind the rows; rebuilding", self.graph_file)
+            return None
+        graph.remove(np.union1d(gone, redo))
+        picks = np.fromiter((self.position[int(r)] for r in add), np.int64, add.size)
+        graph.add(self.rowids[picks], self.matrix[picks])
+        self.graph_origin, self.unsaved = "loaded", int(gone.size + add.size)
+        log.info("graph %s loaded; %d rows patched", self.graph_file, gone.size + add.size)
+        return graph
+
+    def save_due(self) -> bool:
+        """Enough rows changed since the last save (``SAVE_ROWS``, at most 1 % of them)."""
+        return self.unsaved >= max(1, min(SAVE_ROWS, self.size // 100))
+
+    def save(self) -> None:
+        """Keep the graph for the next process, if it changed; a failure is only logged.
+
+        Callers hold ``lock``.
+        """
+        if self.graph is None or self.graph_file is None or not self.unsaved:
+            return
+        try:
+            self.graph_file.save(self.graph, self.seq)
+        except (OSError, RuntimeError) as exc:  # the next process builds it again
+            log.warning("cannot save graph %s: %s", self.graph_file.path, exc)
+            return
+        self.unsaved = 0
 
     def _remove(self, at: int) -> None:
         last = self.size - 1
@@ -141,18 +222,32 @@ class SpaceIndex:
     ) -> list[tuple[int, float]]:
         """Top ``k`` (rowid, cosine) pairs, best first.
 
-        With a graph and no ``allowed`` list, the graph proposes candidates and
-        they are scored exactly; when too few of them are live, or ``allowed``
-        narrows the rows (to few, as a rule), the rows are scanned exactly.
+        With a graph, the graph proposes candidates and they are scored
+        exactly. A filter (``allowed``) that keeps few rows is scored exactly
+        over those rows alone; a wider one asks the graph for as many more
+        candidates as it keeps fewer rows. Only when too few candidates pass
+        are the rows scanned exactly.
         """
         if self.size == 0 or k <= 0:
             return []
-        if allowed is None and self.graph is not None:
-            found = self._search_graph(query, k, live_at)
+        narrow = allowed is not None and allowed.size < EXACT_FILTER_FRACTION * self.size
+        if self.graph is not None and not narrow:
+            found = self._search_graph(query, k, live_at, allowed)
             if found is not None:
                 return found
         rowids = self.rowids[: self.size]
-        if allowed is not None:
+        if allowed is not None and narrow and self.graph is not None:
+            # a few rows of a large space: found by position, not by a pass over them all
+            picks = np.fromiter(
+                (self.position.get(int(r), -1) for r in allowed), np.int64, allowed.size
+            )
+            picks = picks[picks >= 0]
+            if picks.size == 0:
+                return []
+            scores = self.matrix[picks] @ query
+            ids = rowids[picks]
+            ends, starts = self.ends[picks], self.starts[picks]
+        elif allowed is not None:
             picks = np.flatnonzero(np.isin(rowids, allowed, assume_unique=True))
             if picks.size == 0:
                 return []
@@ -171,11 +266,20 @@ class SpaceIndex:
         return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
     def _search_graph(
-        self, query: npt.NDArray[np.float32], k: int, live_at: int | None
+        self,
+        query: npt.NDArray[np.float32],
+        k: int,
+        live_at: int | None,
+        allowed: npt.NDArray[np.int64] | None = None,
     ) -> list[tuple[int, float]] | None:
         """Top ``k`` by the graph, or None when fewer than ``k`` live rows came back."""
         assert self.graph is not None
-        candidates = self.graph.search(query, min(max(4 * k, k + 64), self.size))
+        wanted = max(4 * k, k + 64)
+        if allowed is not None:  # a filter keeping 1/n of the rows: n times the candidates
+            wanted = math.ceil(wanted * self.size / max(allowed.size, 1))
+        candidates = self.graph.search(query, min(wanted, self.size))
+        if allowed is not None:
+            candidates = candidates[np.isin(candidates, allowed)]
         picks = np.fromiter(
             (self.position.get(int(r), -1) for r in candidates), np.int64, len(candidates)
         )
@@ -192,9 +296,18 @@ class SpaceIndex:
 class VectorIndex:
     """All space indexes of one store, keyed by space (a team space has many writers)."""
 
-    def __init__(self, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD) -> None:
+    def __init__(
+        self,
+        dim: int,
+        hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD,
+        graph_dir: Path | None = None,
+        model: str = "",
+    ) -> None:
+        """``graph_dir``: where the spaces' graphs are kept between processes (None: not)."""
         self.dim = dim
         self.hnsw_threshold = hnsw_threshold
+        self.graph_dir = graph_dir
+        self.model = model
         self._spaces: dict[str, SpaceIndex] = {}
         self._lock = threading.Lock()
 
@@ -202,9 +315,26 @@ class VectorIndex:
         with self._lock:
             if space_id not in self._spaces:
                 self._spaces[space_id] = SpaceIndex(
-                    dim=self.dim, hnsw_threshold=self.hnsw_threshold
+                    dim=self.dim,
+                    hnsw_threshold=self.hnsw_threshold,
+                    graph_file=self._graph_file(space_id),
                 )
             return self._spaces[space_id]
+
+    def _graph_file(self, space_id: str) -> GraphFile | None:
+        if self.graph_dir is None:
+            return None
+        name = hashlib.sha256(space_id.encode()).hexdigest()[:32]  # any space id, a safe name
+        return GraphFile(self.graph_dir / f"{name}.usearch", self.model, self.dim)
+
+    def save(self) -> None:
+        """Keep every graph that changed enough since its last save (``SAVE_ROWS``)."""
+        with self._lock:
+            spaces = list(self._spaces.values())
+        for space in spaces:
+            with space.lock:
+                if space.save_due():
+                    space.save()
 
     def clear(self) -> None:
         with self._lock:

@@ -87,6 +87,8 @@ class Sharing(TenantScope):
                 "space_id": target_space,
                 "tenant_id": self.me,
                 "visibility": visibility,
+                # a space's copy is every member's: scopes are one owner's agents
+                "scope": "global",
                 "access_count": 0,
                 "last_accessed_at": None,
                 "version": 1,

@@ -81,6 +81,7 @@ def list_memories(
     tags: str | None = None,
     sort: str = "created_at",
     order: str = "desc",
+    scope: str | None = None,
 ) -> CompactJSON:
     """Newest first by default; conversation turns only with ``memory_type=session``."""
     rows, total = svc.list_memories(
@@ -93,6 +94,7 @@ def list_memories(
         category=category,
         tier=tier,
         tags=tags,
+        scope=scope,
     )
     return ok(
         {

@@ -13,6 +13,7 @@ from typing import Any
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.rows import to_us
+from memoryd.store.scopes import visible_sql
 
 
 def _values(values: Sequence[Any]) -> list[Any]:
@@ -34,6 +35,10 @@ def where_clause(
         "WHERE sm.user_id = %s AND sm.status = 'active')",
     ]
     params: list[Any] = [list(space_ids), tenant_id]
+    if f.viewer is not None:
+        sql, p = visible_sql(tenant_id, f.viewer)  # plain SQL, written with ? placeholders
+        parts.append(sql.replace("?", "%s"))
+        params += p
     if f.state:
         parts.append("m.state = ANY(%s)")
         params.append(_values(f.state))

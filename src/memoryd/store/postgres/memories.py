@@ -25,6 +25,7 @@ from memoryd.store.postgres.database import Conn
 from memoryd.store.postgres.filters import contains, where_clause
 from memoryd.store.postgres.imports import PgImports
 from memoryd.store.rows import MEMORY_COLUMNS, SELECT_COLUMNS, memory_to_row, row_to_memory, to_us
+from memoryd.store.scopes import Viewer
 
 log = logging.getLogger(__name__)
 # what one recall adds to a memory's confidence (as in the SQLite store)
@@ -278,9 +279,10 @@ class PgMemories(PgImports):
         space_ids: Sequence[str],
         memory_id: str,
         lock: bool = False,
+        viewer: Viewer | None = None,
     ) -> Memory | None:
         where, params = where_clause(
-            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State))
+            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State), viewer=viewer)
         )
         row = conn.execute(
             f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where}"
@@ -289,14 +291,28 @@ class PgMemories(PgImports):
         ).fetchone()
         return None if row is None else row_to_memory(row)
 
-    def get(self, tenant_id: str, space_ids: Sequence[str], memory_id: str) -> Memory | None:
+    def get(
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        memory_id: str,
+        viewer: Viewer | None = None,
+    ) -> Memory | None:
+        """The memory, if the tenant (and ``viewer``, an agent, when given) may see it."""
         with self.pool.connection() as conn:
-            return self._get(conn, tenant_id, space_ids, memory_id)
+            return self._get(conn, tenant_id, space_ids, memory_id, viewer=viewer)
 
     def memory_ids_like(
-        self, tenant_id: str, space_ids: Sequence[str], prefix: str, limit: int
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        prefix: str,
+        limit: int,
+        viewer: Viewer | None = None,
     ) -> list[str]:
-        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        where, params = where_clause(
+            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
+        )
         return self._ids_with_prefix("memories m", "m.id", prefix, where, params, limit)
 
     def ids_with_prefix(
@@ -364,11 +380,17 @@ class PgMemories(PgImports):
         return 0 if row is None else int(row[0])
 
     def iter_all(
-        self, tenant_id: str, space_ids: Sequence[str], batch: int = 1000
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        batch: int = 1000,
+        viewer: Viewer | None = None,
     ) -> Iterator[Memory]:
-        """Every memory in any state, in insertion order (export)."""
+        """Every memory in any state (that ``viewer`` may see), in insertion order (export)."""
         last = 0
-        where, params = where_clause(tenant_id, space_ids, MemoryFilter(state=list(State)))
+        where, params = where_clause(
+            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
+        )
         while True:
             rows = self.all(
                 f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memoryd.store.postgres.agent_tasks import PgAgentTasks
 from memoryd.store.postgres.continuity import PgContinuity
 from memoryd.store.postgres.database import map_pg_errors
 from memoryd.store.postgres.memories import PgMemories
@@ -12,7 +13,7 @@ from memoryd.store.protocol import Store
 
 
 @map_pg_errors
-class PostgresStore(PgMemories, PgTenancy, PgTasks, PgRecords, PgContinuity):
+class PostgresStore(PgMemories, PgTenancy, PgTasks, PgRecords, PgContinuity, PgAgentTasks):
     """memoryd's records in one PostgreSQL database, shared by any number of servers."""
 
 

@@ -1,0 +1,5 @@
+"""``python -m memoryd``: the ``memoryd`` console script."""
+
+from memoryd.entry import main
+
+main()

@@ -1,0 +1,38 @@
+"""Layered session memory: the sessions' summary layers, and consolidation on demand.
+
+A thin door over ``memoryd.continuity.layers.SessionLayers``. With
+``X-Agent-Id`` a request sees that agent's sessions only. The server also
+consolidates by itself (``session_consolidate_interval_min``); the POST is
+for a host that wants it now (a session that just ended).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from memoryd.continuity.layers import SessionLayers
+from memoryd.models import wire
+from memoryd.server.deps import Caller, ok
+from memoryd.server.errors import CompactJSON
+from memoryd.server.schemas import Body
+
+router = APIRouter(tags=["checkpoints"])
+
+
+class Consolidate(Body):
+    idle_s: float = 0.0  # only sessions quiet for this long
+
+
+@router.get("/v1/session-layers")
+def session_layers(
+    svc: Caller, agent_id: str | None = None, session_id: str | None = None
+) -> CompactJSON:
+    """D5 (exchanges), D2 (outline), D1 (gist), D0 (themes); newest session first."""
+    found = SessionLayers(svc, llm=None).layers(agent_id, session_id)
+    return ok({"layers": wire(found)})
+
+
+@router.post("/v1/session-layers/consolidate")
+def consolidate(body: Consolidate, svc: Caller) -> CompactJSON:
+    """Condense every pending session now (D5 → D2 → D1 → D0, the LLM when configured)."""
+    return ok({"consolidated": SessionLayers(svc).consolidate_pending(max(0.0, body.idle_s))})

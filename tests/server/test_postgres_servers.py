@@ -43,7 +43,11 @@ def test_two_servers_share_memories_and_tasks_and_survive_a_kill(
 ) -> None:
     monkeypatch.setenv("MEMORYD_DATABASE_URL", postgres_url)
     one, url_one = spawn_server(tmp_path / "one", "--no-auth")
-    two, url_two = spawn_server(tmp_path / "two", "--no-auth")
+    try:
+        two, url_two = spawn_server(tmp_path / "two", "--no-auth")
+    except BaseException:
+        stop_process(one)
+        raise
     killed: subprocess.Popen[str] | None = None
     try:
         with (

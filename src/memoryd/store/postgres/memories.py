@@ -45,7 +45,7 @@ CJK_GRAMS = (2, 3)
 EF_SEARCH_MAX = 1000
 HISTORY_INSERT = (
     "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
-    "new_value, actor, at) VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s)"
+    "new_value, actor, at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 )
 
 

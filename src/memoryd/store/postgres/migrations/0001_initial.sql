@@ -145,8 +145,9 @@ CREATE TABLE memory_history (
     tenant_id TEXT NOT NULL,
     space_id  TEXT NOT NULL,
     action    TEXT NOT NULL,
-    old_value JSONB,
-    new_value JSONB,
+    -- text, not jsonb: an export writes them back with their keys in their order
+    old_value TEXT,
+    new_value TEXT,
     actor     TEXT,
     at        BIGINT NOT NULL
 );

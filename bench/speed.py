@@ -118,7 +118,7 @@ def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict
             for text in adds:
                 svc.add(text)
         latencies, dense_ms, bm25_ms = [], [], []
-        matrix = svc.store.index.space(svc.space_id)  # type: ignore[union-attr]
+        matrix = svc.engine.sqlite_store.index.space(svc.space_id)  # type: ignore[union-attr]
         for q in queries(n_queries):
             started = time.perf_counter()
             svc.search(q, limit=10, touch=False)
@@ -130,7 +130,7 @@ def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict
             started = time.perf_counter()
             match = build_query(q).words
             if match:
-                svc.store.conn.execute(
+                svc.engine.sqlite_store.conn.execute(
                     "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
                     "ORDER BY bm25(memories_fts) LIMIT 10",
                     (match,),

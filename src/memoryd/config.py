@@ -25,6 +25,7 @@ from memoryd.home import CONFIG_FILENAME as CONFIG_FILENAME
 from memoryd.home import config_file, default_home
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _HOME: ContextVar[Path | None] = ContextVar("memoryd_home", default=None)
 __all__ = ["CONFIG_FILENAME", "Settings", "config_file", "default_home", "load_settings"]
 
@@ -33,6 +34,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMORYD_", extra="ignore")
 
     home: Path = Field(default_factory=default_home)
+    # empty: SQLite in the home; postgresql://user:pass@host/db: that PostgreSQL database
+    database_url: str = ""
 
     # embeddings
     embedder: Literal["local", "openai"] = "local"
@@ -112,6 +115,17 @@ class Settings(BaseSettings):
         """``a,b`` in an environment variable; a TOML array as it is."""
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: str) -> str:
+        """Empty (SQLite in the home) or a PostgreSQL URL: anything else is a typo."""
+        if value and not value.startswith(POSTGRES_SCHEMES):
+            raise ValueError(
+                "must be a PostgreSQL URL (postgresql://user:password@host:5432/database), "
+                "or empty for SQLite in the home directory"
+            )
         return value
 
     @classmethod

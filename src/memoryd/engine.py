@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from memoryd.config import Settings
 from memoryd.errors import StorageError, ValidationError
 from memoryd.ingest.worker import INGEST, TaskWorker
-from memoryd.store import DB_FILENAME, SQLiteStore
+from memoryd.store import SQLiteStore, open_store
+from memoryd.store.protocol import Store
 
 if TYPE_CHECKING:
     # loaded on first use: a command that only reads the store (memoryd list) starts
@@ -52,7 +53,7 @@ class Engine:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.home = prepare_home(Path(settings.home))
-        self.store = SQLiteStore(self.home / DB_FILENAME)
+        self.store: Store = open_store(settings.database_url, self.home)
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
         self._retriever: Retriever | None = None
@@ -72,11 +73,20 @@ class Engine:
         with self._embedder_lock:
             if self._embedder is None:
                 self._embedder = create_embedder(self.settings)
-            if self.store.index is None:
+            if not self.store.embedding_bound():
                 self.store.bind_embedding_model(
                     self._embedder.name, self._embedder.dim, self.settings.hnsw_threshold
                 )
             return self._embedder
+
+    @property
+    def sqlite_store(self) -> SQLiteStore:
+        """The SQLite store, for what only it can do (raw SQL over the file)."""
+        if not isinstance(self.store, SQLiteStore):
+            raise ValidationError(
+                "this needs the SQLite backend; it is not available on PostgreSQL yet"
+            )
+        return self.store
 
     @property
     def retriever(self) -> Retriever:

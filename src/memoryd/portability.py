@@ -302,7 +302,7 @@ def reindex(service: MemoryService, progress: Progress | None = None) -> int:
 
     engine = service.engine
     embedder = engine._embedder or create_embedder(service.settings)
-    store = service.store
+    store = engine.sqlite_store
     rows = [
         (rowid, Memory.model_construct(content=c, l1_overview=l1, memory_type=MemoryType(t)))
         for rowid, c, l1, t in store.conn.execute(

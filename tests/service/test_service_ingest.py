@@ -6,11 +6,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from backends import rows
 
 from memoryd.errors import ValidationError
 from memoryd.models import Category, MemoryType, Message
 from memoryd.service import MemoryService
-from memoryd.store import DB_FILENAME
+from memoryd.store import DB_FILENAME, SQLiteStore
 from memoryd.store.rows import to_us
 
 SAID = datetime(2024, 5, 20, 14, 2, tzinfo=UTC)  # a Monday
@@ -23,16 +24,28 @@ CHAT = [
 
 def _all_text(service: MemoryService) -> str:
     """Every text column the store holds, as one string."""
-    conn = service.store.conn
     parts: list[str] = []
-    for sql in (
-        "SELECT content || l0_abstract || l1_overview || l2_content FROM memories",
-        "SELECT content FROM session_messages",
-        "SELECT COALESCE(old_value, '') || COALESCE(new_value, '') FROM memory_history",
-        "SELECT content || l0_abstract FROM memories_fts",
+    for sql, postgres in (
+        ("SELECT content || l0_abstract || l1_overview || l2_content FROM memories", None),
+        ("SELECT content FROM session_messages", None),
+        (
+            "SELECT COALESCE(old_value, '') || COALESCE(new_value, '') FROM memory_history",
+            "SELECT COALESCE(old_value::text, '') || COALESCE(new_value::text, '') "
+            "FROM memory_history",
+        ),
+        ("SELECT content || l0_abstract FROM memories_fts", "SELECT words::text FROM memories"),
     ):
-        parts += [str(r[0]) for r in conn.execute(sql)]
+        parts += [str(r[0]) for r in rows(service.store, sql, postgres=postgres)]
     return "\n".join(parts)
+
+
+def _on_disk(service: MemoryService, home: Path) -> bytes:
+    """What the SQLite file holds, its WAL checkpointed in by closing the store.
+    PostgreSQL's files are its server's: there, every text column as SQL reads it."""
+    if not isinstance(service.store, SQLiteStore):
+        return _all_text(service).encode()
+    service.store.close()
+    return _file_bytes(home)
 
 
 def _file_bytes(home: Path) -> bytes:
@@ -156,8 +169,7 @@ def test_private_blocks_are_redacted_and_private_messages_dropped(
         f"{r}: {c}" for r, c in zip(roles, contents, strict=True)
     ]
     text = _all_text(service)
-    service.store.close()  # checkpoint the WAL into the file, then read the raw bytes
-    raw = _file_bytes(home)
+    raw = _on_disk(service, home)
     for secret in ("4711-ZEBRA", "98765", "2468-OWL", "SECRET-PARTY"):
         assert secret not in text
         assert secret.encode() not in raw
@@ -172,9 +184,8 @@ def test_a_fully_private_call_stores_nothing(service: MemoryService, home: Path)
     assert result.stored_count == 0 and result.memory_ids == []
     assert service.session_messages() == []
     assert service.list_memories(memory_type="session") == ([], 0)
-    assert service.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 0
-    service.store.close()
-    assert b"0000-KILO" not in _file_bytes(home)
+    assert rows(service.store, "SELECT COUNT(*) FROM memories") == [(0,)]
+    assert b"0000-KILO" not in _on_disk(service, home)
 
 
 def test_direct_add_also_keeps_private_blocks_off_disk(service: MemoryService, home: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from backends import rows
 
 from memoryd.embed.local import LocalEmbedder
 from memoryd.models import MemoryType, RelationType, State, Tier, utcnow
@@ -26,11 +27,9 @@ def _hits(service: MemoryService, query: str, **kw: object) -> list[str]:
 
 
 def _raw(service: MemoryService, memory_id: str) -> tuple[object, ...]:
-    return tuple(
-        service.store.conn.execute(
-            "SELECT state, content, version FROM memories WHERE id = ?", (memory_id,)
-        ).fetchone()
-    )
+    return rows(
+        service.store, "SELECT state, content, version FROM memories WHERE id = ?", (memory_id,)
+    )[0]
 
 
 def test_soft_delete_keeps_the_row_but_hides_it(service: MemoryService) -> None:
@@ -129,10 +128,12 @@ def test_update_without_content_keeps_the_vector(service: MemoryService) -> None
     assert after is not None
     np.testing.assert_array_equal(after, before)
     assert np.isclose(np.linalg.norm(after), 1.0)
-    zero = service.store.conn.execute(
-        "SELECT COUNT(*) FROM memories WHERE vector IS NULL OR vector = zeroblob(length(vector))"
-    ).fetchone()[0]
-    assert zero == 0
+    zero = rows(
+        service.store,
+        "SELECT COUNT(*) FROM memories WHERE vector IS NULL OR vector = zeroblob(length(vector))",
+        postgres="SELECT COUNT(*) FROM memories WHERE vector IS NULL OR vector_norm(vector) = 0",
+    )
+    assert zero == [(0,)]
     assert _hits(service, "what is the dog called")[0] == dog
     assert service.get(dog).tags == ["pets"]
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from backends import change_marker, rows
 
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.models import Message, utcnow
@@ -29,17 +30,16 @@ def stored(service: MemoryService) -> Iterator[dict[str, Any]]:
         "list": service.list_memories(limit=100, memory_type="pinned"),
         "sessions": service.session_messages(),
         "history": service.history(memory.id),
-        "seq": service.store.conn.execute("SELECT value FROM counters").fetchone()[0],
-        "rows": service.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0],
+        "seq": change_marker(service.store),
+        "rows": rows(service.store, "SELECT COUNT(*) FROM memories"),
     }
     yield {"id": memory.id}
     assert service.get(memory.id).to_json() == before["memory"]
     assert service.list_memories(limit=100, memory_type="pinned") == before["list"]
     assert service.session_messages() == before["sessions"]
     assert service.history(memory.id) == before["history"]
-    assert service.store.conn.execute("SELECT value FROM counters").fetchone()[0] == before["seq"]
-    rows = service.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
-    assert rows == before["rows"]
+    assert change_marker(service.store) == before["seq"]
+    assert rows(service.store, "SELECT COUNT(*) FROM memories") == before["rows"]
     hits = service.search("what is the dog called", touch=False).results
     assert hits[0].memory.id == memory.id
 

@@ -1,4 +1,5 @@
-"""Two tenants on one SQLite file never see or touch each other's memories."""
+"""Two tenants on one database (SQLite file or PostgreSQL) never see or touch each other's
+memories."""
 
 from __future__ import annotations
 
@@ -6,12 +7,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import on_backend
 
 from memoryd.embed.local import LocalEmbedder
 from memoryd.errors import NotFoundError
 from memoryd.models import State
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
+
+
+@pytest.fixture
+def home(
+    home: Path, backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    return on_backend(home, backend, request, monkeypatch)
 
 
 @pytest.fixture

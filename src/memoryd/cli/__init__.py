@@ -13,6 +13,7 @@ from memoryd.cli import hook as _hook  # noqa: F401  (profile; hook)
 from memoryd.cli import import_file as _import_file  # noqa: F401  (import-file, imports)
 from memoryd.cli import keys as _keys  # noqa: F401  (keys)
 from memoryd.cli import mcp as _mcp  # noqa: F401  (mcp)
+from memoryd.cli import migrate as _migrate  # noqa: F401  (migrate)
 from memoryd.cli import serve as _serve  # noqa: F401  (serve)
 from memoryd.cli import storage as _storage  # noqa: F401  (check, backup, restore)
 from memoryd.cli.app import app

@@ -10,6 +10,7 @@ error shape: a message on stderr, or ``{"error": {"code", "message"}}`` with
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -84,7 +85,18 @@ def main(
             help="Act as this user: their own memories on this home (default: the local user).",
         ),
     ] = None,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            envvar="MEMORYD_DATABASE_URL",
+            metavar="URL",
+            help="A PostgreSQL database (postgresql://…) instead of SQLite in the home.",
+        ),
+    ] = None,
 ) -> None:
+    if database:  # every part of this process (and the servers it starts) reads it there
+        os.environ["MEMORYD_DATABASE_URL"] = database
     state.home = home
     state.as_json = as_json
     state.user = user

@@ -67,7 +67,7 @@ def reindex_() -> None:
     from memoryd.portability import reindex
 
     with service() as svc, progress_bar() as bar:
-        total = svc.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        total = svc.engine.sqlite_store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
         task = bar.add_task("re-embedding", total=total)
         count = reindex(svc, lambda n: bar.advance(task, n))
         model = svc.store.get_meta("embed_model")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +17,9 @@ from memoryd.server.options import (
     ServeOptions,
     is_loopback,
 )
+
+if TYPE_CHECKING:
+    from memoryd.config import Settings
 
 BOOTSTRAP_KEY_NAME = "bootstrap"
 
@@ -53,7 +55,7 @@ def serve(
 
         # a bad MEMORYD_CORS_ORIGINS is one clear error now, not one per worker later
         BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)
-        _check_database(settings.home)
+        _check_database(settings)
         if not no_auth:
             _bootstrap_key(settings.home)
     except MemorydError as exc:
@@ -83,12 +85,18 @@ def serve(
     )
 
 
-def _check_database(home: Path) -> None:
+def _check_database(settings: Settings) -> None:
     """SQLite's quick check before serving: a damaged file is refused, not served (and
-    a missing or emptied one where a home held data is refused on opening)."""
-    from memoryd.store import DB_FILENAME
+    a missing or emptied one where a home held data is refused on opening). A PostgreSQL
+    database is opened once: unreachable, or without pgvector, it is one clear error
+    here rather than one per worker."""
+    from memoryd.store import DB_FILENAME, open_store
     from memoryd.store.maintenance import check
 
+    if settings.database_url:
+        open_store(settings.database_url, settings.home).close()
+        return
+    home = settings.home
     problems = check(home / DB_FILENAME, full=False, must_exist=False)
     if problems:
         raise StorageDamagedError(

@@ -88,8 +88,8 @@ class ContextEngine:
             raise TypeError("ContextEngine needs a memoryd.Memory or a MemoryService")
         self.svc = service
         self.config = config or config_from(service)
-        self.store = ContextStore(service.store)
-        self.triples = TripleStore(service.store)
+        self.store = ContextStore(service.engine.sqlite_store)
+        self.triples = TripleStore(service.engine.sqlite_store)
         self.summariser = summariser or default_summariser(service, self.config)
         self.compactor = Compactor(self.store, self.config, self.summariser)
         self.recall = Recall(service, self.config, self.triples)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from memoryd.errors import MemorydError
 from memoryd.ingest.conversation import embedding_text
-from memoryd.store.pending import PendingEmbeddings
+from memoryd.store.protocol import SessionRecords
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ class EmbedQueue:
 
     def __init__(
         self,
-        store: PendingEmbeddings,
+        store: SessionRecords,
         embed: Callable[[Sequence[str]], npt.NDArray[np.float32]],
     ) -> None:
         self.store = store

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memoryd.errors import MemorydError, ValidationError
-from memoryd.store.tasks import TaskStore
+from memoryd.store.protocol import TaskRecords
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class TaskWorker:
 
     def __init__(
         self,
-        store: TaskStore,
+        store: TaskRecords,
         run: Callable[[dict[str, Any]], dict[str, Any]],
         kind: str = INGEST,
         threads: int = 1,

@@ -20,7 +20,7 @@ from pydantic.alias_generators import to_camel
 
 from memoryd.config import Settings
 from memoryd.errors import ValidationError
-from memoryd.store.settings import SettingsStore
+from memoryd.store.protocol import SettingsRecords
 
 SETTINGS_NAME = "memory"
 DEFAULT_MAX_TOKENS = 2000
@@ -88,7 +88,7 @@ class MemorySettings(_Camel):
 class TenantSettings:
     """Each tenant's :class:`MemorySettings`, read once and kept until written."""
 
-    def __init__(self, store: SettingsStore, settings: Settings) -> None:
+    def __init__(self, store: SettingsRecords, settings: Settings) -> None:
         self.store = store
         self.settings = settings
         self._cache: dict[str, tuple[float, MemorySettings]] = {}

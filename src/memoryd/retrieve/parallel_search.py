@@ -17,7 +17,7 @@ import numpy.typing as npt
 from memoryd.errors import MemorydError, StorageError
 from memoryd.retrieve.candidate import Candidate
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.sqlite import SQLiteStore
+from memoryd.store.protocol import Store
 
 log = logging.getLogger(__name__)
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-search")
@@ -32,7 +32,7 @@ def submit_embedding(embed: Callable[[str], QueryVector], query: str) -> Future[
 
 
 def _vector_leg(
-    store: SQLiteStore,
+    store: Store,
     tenant_id: str,
     space_id: str,
     query_vector: Future[QueryVector],
@@ -44,7 +44,7 @@ def _vector_leg(
 
 
 def parallel_search(
-    store: SQLiteStore,
+    store: Store,
     tenant_id: str,
     space_id: str,
     query: str,

@@ -55,7 +55,7 @@ from memoryd.retrieve.session_support import session_support
 from memoryd.retrieve.speaker_match import speaker_match
 from memoryd.retrieve.topk_cap import topk_cap
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.sqlite import SQLiteStore
+from memoryd.store.protocol import Store
 
 log = logging.getLogger(__name__)
 # query vectors kept per retriever (384 float32 each with the bundled model: ~1.5 MB)
@@ -104,7 +104,7 @@ class _Tracer:
 
 class Retriever:
     def __init__(
-        self, store: SQLiteStore, embedder: Embedder, reranker: CrossEncoder | None = None
+        self, store: Store, embedder: Embedder, reranker: CrossEncoder | None = None
     ) -> None:
         self.store = store
         self.embedder = embedder

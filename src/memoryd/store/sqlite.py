@@ -102,6 +102,10 @@ class SQLiteStore(
         graphs = self.path.with_name(self.path.name + GRAPH_DIR_SUFFIX)
         self.index = VectorIndex(dim, hnsw_threshold, graph_dir=graphs, model=name)
 
+    def embedding_bound(self) -> bool:
+        """Whether ``bind_embedding_model`` ran (the vector index exists)."""
+        return self.index is not None
+
     # ------------------------------------------------------------------ memories: writes
     def insert_memories(
         self,

@@ -1,0 +1,81 @@
+"""Collaboration tasks of agents on PostgreSQL (see ``store.agent_tasks``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoryd.models import utcnow
+from memoryd.store.postgres.database import PgDatabase
+from memoryd.store.rows import from_us, to_us
+
+
+class PgAgentTasks(PgDatabase):
+    def create_agent_task(self, tenant_id: str, task_id: str, title: str) -> bool:
+        """Record a task; False when the tenant has one of that id already (it is kept)."""
+        with self.write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO agent_tasks(tenant_id, id, title, created_at) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT (tenant_id, id) DO NOTHING",
+                (tenant_id, task_id, title, to_us(utcnow())),
+            )
+        return cursor.rowcount == 1
+
+    def get_agent_task(self, tenant_id: str, task_id: str) -> dict[str, Any] | None:
+        row = self.one(
+            "SELECT id, title, created_at FROM agent_tasks WHERE tenant_id = %s AND id = %s",
+            (tenant_id, task_id),
+        )
+        return None if row is None else self._task(tenant_id, row)
+
+    def list_agent_tasks(self, tenant_id: str, agent_id: str | None = None) -> list[dict[str, Any]]:
+        """The tenant's tasks (those ``agent_id`` is a member of, when given), oldest first."""
+        sql = "SELECT t.id, t.title, t.created_at FROM agent_tasks t WHERE t.tenant_id = %s"
+        params: list[Any] = [tenant_id]
+        if agent_id is not None:
+            sql += (
+                " AND EXISTS (SELECT 1 FROM agent_task_members atm WHERE atm.tenant_id = "
+                "t.tenant_id AND atm.task_id = t.id AND atm.agent_id = %s)"
+            )
+            params.append(agent_id)
+        rows = self.all(sql + " ORDER BY t.created_at, t.id", params)
+        return [self._task(tenant_id, r) for r in rows]
+
+    def _task(self, tenant_id: str, row: Any) -> dict[str, Any]:
+        members = self.all(
+            "SELECT agent_id FROM agent_task_members WHERE tenant_id = %s AND task_id = %s "
+            "ORDER BY joined_at, agent_id",
+            (tenant_id, row[0]),
+        )
+        return {
+            "id": row[0],
+            "title": row[1],
+            "created_at": from_us(row[2]),
+            "members": [m[0] for m in members],
+        }
+
+    def join_agent_task(self, tenant_id: str, task_id: str, agent_id: str) -> None:
+        """Make the agent a member (a member already stays one, with its first join time)."""
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO agent_task_members(tenant_id, task_id, agent_id, joined_at) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT (tenant_id, task_id, agent_id) DO NOTHING",
+                (tenant_id, task_id, agent_id, to_us(utcnow())),
+            )
+
+    def leave_agent_task(self, tenant_id: str, task_id: str, agent_id: str) -> bool:
+        """End the agent's membership; False when it was not a member."""
+        with self.write() as conn:
+            cursor = conn.execute(
+                "DELETE FROM agent_task_members WHERE tenant_id = %s AND task_id = %s "
+                "AND agent_id = %s",
+                (tenant_id, task_id, agent_id),
+            )
+        return cursor.rowcount == 1
+
+    def is_task_member(self, tenant_id: str, task_id: str, agent_id: str) -> bool:
+        row = self.one(
+            "SELECT 1 FROM agent_task_members WHERE tenant_id = %s AND task_id = %s "
+            "AND agent_id = %s",
+            (tenant_id, task_id, agent_id),
+        )
+        return row is not None

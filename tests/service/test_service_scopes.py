@@ -1,0 +1,65 @@
+"""Scopes on each backend: the rule of memoryd.store.scopes is in the SQL of both.
+
+The full matrix over every door is tests/continuity/test_scopes.py (SQLite);
+this runs the same rule through the service on SQLite and PostgreSQL: every
+agent finds exactly global, the tasks it takes part in, its agent scope and
+its current session, on search, list, get and export.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd.errors import ForbiddenError, NotFoundError
+from memoryd.portability import export_lines
+from memoryd.service import MemoryService
+
+TASKS = {"t1": ("a", "b"), "t2": ("b", "c")}
+SESSIONS = {"a": "s1", "b": "s2", "c": "s3"}
+WRITERS = {
+    "global": ("a", "s1"),
+    "task/t1": ("a", "s1"),
+    "task/t2": ("c", "s3"),
+    "agent/a": ("a", "s1"),
+    "agent/b": ("b", "s2"),
+    "session/c/s3": ("c", "s3"),
+    "session/a/s0": ("a", "s0"),  # an earlier session of a: not its current one
+}
+
+
+def allowed(reader: str, scope: str) -> bool:
+    kind, _, rest = scope.partition("/")
+    if kind == "global":
+        return True
+    if kind == "task":
+        return reader in TASKS[rest]
+    if kind == "agent":
+        return rest == reader
+    return rest == f"{reader}/{SESSIONS[reader]}"
+
+
+@pytest.mark.parametrize("reader", list(SESSIONS))
+def test_each_agent_sees_exactly_its_scopes(service: MemoryService, reader: str) -> None:
+    for task, (creator, *others) in TASKS.items():
+        service.for_agent(creator).tasks.create(task)
+        for agent in others:
+            service.tasks.join(task, agent)
+    ids = {
+        scope: service.for_agent(*who).add(f"quince audit note in {scope}", scope=scope).id
+        for scope, who in WRITERS.items()
+    }
+    view = service.for_agent(reader, SESSIONS[reader])
+    expected = {ids[s] for s in WRITERS if allowed(reader, s)}
+    found = view.search("quince audit note", limit=50).results
+    assert {r.memory.id for r in found} == expected
+    assert {m.id for m in view.list_memories(limit=100)[0]} == expected
+    for scope, memory_id in ids.items():
+        if allowed(reader, scope):
+            assert view.get(memory_id).id == memory_id
+        else:
+            with pytest.raises(NotFoundError):
+                view.get(memory_id)
+    exported = [x["memory"]["id"] for x in export_lines(view) if x["type"] == "memory"]
+    assert set(exported) == expected
+    with pytest.raises(ForbiddenError):
+        view.add("must not land", scope="agent/zed")

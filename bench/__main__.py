@@ -217,12 +217,19 @@ def context(
 def speed(
     sizes: Annotated[str, typer.Option(help="Comma-separated store sizes.")] = "1000,10000,100000",
     queries: Annotated[int, typer.Option(help="Searches per size.")] = 200,
+    embed_limit: Annotated[
+        int, typer.Option(help="Rows embedded by the model; past it, perturbed copies.")
+    ] = 200_000,
+    hnsw_threshold: Annotated[
+        int, typer.Option(help="Rows past which a space searches an HNSW graph.")
+    ] = 200_000,
     out: Annotated[Path, typer.Option()] = REPORTS / "speed.json",
 ) -> None:
     """Ingest throughput, search latency p50/p95/p99, peak RSS and disk per size."""
     from bench import speed as sp
 
-    report = sp.run([int(s) for s in sizes.split(",") if s.strip()], queries)
+    sizes_n = [int(s) for s in sizes.split(",") if s.strip()]
+    report = sp.run(sizes_n, queries, embed_limit, hnsw_threshold)
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sp.print_report(report, console)

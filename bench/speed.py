@@ -12,13 +12,28 @@ process, single client:
 * direct adds through ``MemoryService.add``, in memories/s;
 * search latency p50/p95/p99 with the query embedding included, beside a
   plain dense scan and a plain FTS5 BM25 query over the same rows;
-* peak RSS of the process and the store's size on disk.
+* peak RSS of the process and the store's size on disk;
+* the first search of a new process on the store (opening it, loading the
+  model and the vector index, building or loading the HNSW graph), twice:
+  the first process finds no saved graph, the second loads the one the
+  first saved; and, where the space has a graph, the recall of its top 10
+  against the exact top 10.
+
+Past ``--embed-limit`` rows the store is filled with synthetic vectors:
+the first ``embed-limit`` texts are embedded by the model (cached), every
+further row is a copy of one of them with a little Gaussian noise,
+renormalised, so the space keeps the clusters real text has (random unit
+vectors have none and are the worst case for a graph). The report says
+how many rows were synthetic.
 """
 
 from __future__ import annotations
 
+import json
 import resource
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,15 +45,21 @@ from rich.table import Table
 
 from bench.common import SMART_TASK_TIMEOUT_S, WORK_DIR, Timer, bench_embedder
 from bench.synthetic import queries, sentences
+from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
 from memoryd.models import Category, Memory, MemoryType
 from memoryd.service import MemoryService
 from memoryd.store.fts import build_query
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
 STORES = WORK_DIR / "stores"
 BULK_BATCH = 5_000
 INGEST_TURNS = 256  # fresh turns ingested at each size (uncached: the model really runs)
 DIRECT_ADDS = 64
+# rows past this many get synthetic vectors (perturbed copies of embedded ones)
+EMBED_LIMIT = 200_000
+SYNTHETIC_NOISE = 0.05  # per-dimension standard deviation before renormalising
+RECALL_QUERIES = 50
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -54,20 +75,31 @@ def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def build_store(size: int, bar: Progress) -> Path:
+def build_store(size: int, bar: Progress, embed_limit: int = EMBED_LIMIT) -> Path:
     """A home holding ``size`` synthetic memories, built once and reused."""
-    home = STORES / f"n{size}"
+    home = STORES / (f"n{size}" if size <= embed_limit else f"n{size}-e{embed_limit}")
     marker = home / "complete"
     if marker.exists():
         return home
     shutil.rmtree(home, ignore_errors=True)
     embedder = bench_embedder()
-    texts = sentences(size)
+    texts = sentences(min(size, embed_limit))
+    rng = np.random.default_rng(size)
     task = bar.add_task(f"building {size:,} memories", total=size)
     with MemoryService(home, embedder=embedder) as svc:
         for start in range(0, size, BULK_BATCH):
-            chunk = texts[start : start + BULK_BATCH]
-            vectors = embedder.embed(chunk)
+            picks = range(start, min(start + BULK_BATCH, size))
+            # past the limit: the text and vector of an embedded row, the vector moved a little
+            chunk = [
+                texts[i] if i < embed_limit else f"{texts[i % embed_limit]} ({i})" for i in picks
+            ]
+            vectors = embedder.embed([texts[i % embed_limit] for i in picks])
+            copies = np.asarray([i >= embed_limit for i in picks])
+            if copies.any():
+                moved = vectors[copies] + rng.normal(
+                    0, SYNTHETIC_NOISE, (int(copies.sum()), vectors.shape[1])
+                ).astype(np.float32)
+                vectors[copies] = moved / np.linalg.norm(moved, axis=1, keepdims=True)
             memories = [
                 Memory(
                     content=t,
@@ -85,13 +117,58 @@ def build_store(size: int, bar: Progress) -> Path:
     return home
 
 
-def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict[str, Any]:
-    work = home.parent / f"n{size}-run"
+FIRST_SEARCH = """
+import json, sys, time
+started = time.perf_counter()
+from memoryd.config import load_settings
+from memoryd.service import MemoryService
+svc = MemoryService(settings=load_settings(sys.argv[1], hnsw_threshold=int(sys.argv[2])))
+svc.search("where does my sister live", touch=False)
+space = svc.store.index.space(svc.space_id)
+print(json.dumps({"s": time.perf_counter() - started, "graph": space.graph_origin}))
+svc.close()
+"""
+
+
+def first_search(home: Path, threshold: int) -> tuple[float, str]:
+    """Seconds from a new process's start to its first search's answer, and its graph's origin."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_SEARCH, str(home), str(threshold)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    return round(float(answer["s"]), 2), str(answer["graph"])
+
+
+def graph_recall(svc: MemoryService, model: LocalEmbedder) -> float | None:
+    """Top-10 recall of the space's HNSW graph against the exact scan (None: no graph)."""
+    space = svc.store.index.space(svc.space_id)  # type: ignore[union-attr]
+    if space.graph is None:
+        return None
+    found = 0
+    for q in model.embed(queries(RECALL_QUERIES, seed=99)):
+        scores = space.matrix[: space.size] @ q
+        exact = {int(space.rowids[i]) for i in np.argpartition(-scores, 10)[:10]}
+        hits = space._search_graph(q, 10, None) or []
+        found += len(exact & {r for r, _ in hits})
+    return round(found / (10 * RECALL_QUERIES), 4)
+
+
+def measure(
+    size: int, home: Path, n_queries: int, model: LocalEmbedder, threshold: int
+) -> dict[str, Any]:
+    work = home.parent / f"{home.name}-run"
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(home, work)
     out: dict[str, Any] = {"size": size}
+    out["first_search_s"], origin = first_search(work, threshold)
+    out["first_search_saved_graph_s"], again = first_search(work, threshold)
+    out["graph"] = f"{origin}, then {again}" if origin else "none"
     fresh = [f"[{size}] {t}" for t in sentences(INGEST_TURNS, seed=1000 + size)]
-    with MemoryService(work, embedder=model) as svc:
+    settings = load_settings(work, hnsw_threshold=threshold)
+    with MemoryService(settings=settings, embedder=model) as svc:
         svc.search("warm up", touch=False)  # load the vector index once, as a server would
         with Timer() as bare:
             model.embed(fresh)
@@ -148,6 +225,7 @@ def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict
         search_p99_ms=search["p99"],
         baseline_dense_p95_ms=_percentiles(dense_ms)["p95"],
         baseline_bm25_p95_ms=_percentiles(bm25_ms)["p95"],
+        hnsw_recall_at_10=graph_recall(svc, model),
         peak_rss_mb=_peak_rss_mb(),
         disk_mb=_disk_mb(work),
     )
@@ -155,14 +233,21 @@ def measure(size: int, home: Path, n_queries: int, model: LocalEmbedder) -> dict
     return out
 
 
-def run(sizes: list[int], n_queries: int) -> dict[str, Any]:
+def run(
+    sizes: list[int],
+    n_queries: int,
+    embed_limit: int = EMBED_LIMIT,
+    hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD,
+) -> dict[str, Any]:
     model = LocalEmbedder()
     rows = []
     with Timer() as timer:
         for size in sorted(sizes):
             with Progress() as bar:
-                home = build_store(size, bar)
-            rows.append(measure(size, home, n_queries, model))
+                home = build_store(size, bar, embed_limit)
+            row = measure(size, home, n_queries, model, hnsw_threshold)
+            row["synthetic_rows"] = max(0, size - embed_limit)
+            rows.append(row)
     return {
         "benchmark": "speed",
         "questions": n_queries,
@@ -172,6 +257,9 @@ def run(sizes: list[int], n_queries: int) -> dict[str, Any]:
             "of 16; bare = LocalEmbedder.embed on the same texts; smart = as many other turns "
             "with mode=smart, timed until every task is done (rules, no LLM)",
             "search": f"{n_queries} queries, limit 10, query embedding included",
+            "vectors": f"the model's up to {embed_limit:,} rows, perturbed copies past that "
+            f"(noise {SYNTHETIC_NOISE}, renormalised)",
+            "hnsw_threshold": hnsw_threshold,
             "embedding_model": model.name,
         },
         "wall_s": round(timer.seconds, 1),
@@ -192,6 +280,9 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         "search_p99_ms",
         "baseline_dense_p95_ms",
         "baseline_bm25_p95_ms",
+        "hnsw_recall_at_10",
+        "first_search_s",
+        "first_search_saved_graph_s",
         "peak_rss_mb",
         "disk_mb",
     ]

@@ -169,9 +169,16 @@ def test_context_harness_on_longmemeval(tmp_path: Path) -> None:
 
 
 def test_speed_harness(tmp_path: Path) -> None:
-    report = bench(tmp_path, "speed", "--sizes", "200", "--queries", "5")
-    row = report["metrics"]["200"]
+    # 100 synthetic rows past the 200 embedded ones, and an HNSW graph past 150 rows
+    args = ["--sizes", "300", "--queries", "5", "--embed-limit", "200", "--hnsw-threshold", "150"]
+    report = bench(tmp_path, "speed", *args)
+    row = report["metrics"]["300"]
+    assert row["synthetic_rows"] == 100
+    assert row["graph"] == "built, then loaded"
+    assert 0.0 <= row["hnsw_recall_at_10"] <= 1.0
     for key in (
+        "first_search_s",
+        "first_search_saved_graph_s",
         "ingest_per_s",
         "search_p50_ms",
         "search_p95_ms",
@@ -181,6 +188,21 @@ def test_speed_harness(tmp_path: Path) -> None:
         "bare_embed_per_s",
     ):
         assert row[key] > 0
+
+
+def test_startup_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "startup", "--runs", "2")
+    rows = report["metrics"]
+    assert set(rows) == {
+        "--help",
+        "list",
+        "get",
+        "stats",
+        "forget",
+        "hook user-prompt (no resident)",
+        "hook user-prompt (resident)",
+    }
+    assert all(r["p95_ms"] >= r["p50_ms"] > 0 and r["cpu_p50_ms"] > 0 for r in rows.values())
 
 
 def test_server_harness(tmp_path: Path) -> None:

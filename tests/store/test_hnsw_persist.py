@@ -110,8 +110,13 @@ def test_a_graph_that_cannot_be_trusted_is_rebuilt(
     space.apply(rows(corpus), seq=seq)
     assert space.graph_origin == "built"
     assert keys(space) == set(range(1, len(corpus) + 1))
-    for q in unit(np.random.default_rng(21), 10):
-        assert space.search(q, 10) == saved.search(q, 10)
+    # a new graph, not the saved one: as good as the saved one against the exact top 10
+    # (two builds of one corpus may differ where neighbours are near ties)
+    queries = unit(np.random.default_rng(21), 10)
+    exact = [set(np.argsort(-(corpus @ q))[:10] + 1) for q in queries]
+    for index in (space, saved):
+        found = [{r for r, _ in index.search(q, 10)} for q in queries]
+        assert sum(len(f & e) for f, e in zip(found, exact, strict=True)) >= 0.9 * 10 * 10
     # and it saved the rebuilt graph for the next one
     assert json.loads(graph.with_name(graph.name + ".json").read_text())["model"] == model
 

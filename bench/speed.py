@@ -144,7 +144,9 @@ def first_search(home: Path, threshold: int) -> tuple[float, str]:
 
 def graph_recall(svc: MemoryService, model: LocalEmbedder) -> float | None:
     """Top-10 recall of the space's HNSW graph against the exact scan (None: no graph)."""
-    space = svc.store.index.space(svc.space_id)  # type: ignore[union-attr]
+    index = svc.engine.sqlite_store.index  # the in-process graph: SQLite only
+    assert index is not None, "bind the model first"
+    space = index.space(svc.space_id)
     if space.graph is None:
         return None
     found = 0

@@ -24,6 +24,7 @@ for folder in ("server", "mcp"):
         sys.path.insert(0, str(TESTS / folder))
 
 from mcp_harness import McpClient, mcp_env, stdio_mcp  # noqa: E402
+from scope_rule import READERS, SESSIONS, TASKS, allowed  # noqa: E402
 from server_harness import RunningServer, create_tenant, start_server  # noqa: E402
 
 from memoryd import Memory  # noqa: E402
@@ -32,8 +33,6 @@ from memoryd.errors import ForbiddenError, NotFoundError, ValidationError  # noq
 
 QUERY = "kumquat ledger reconciliation"
 # the tasks and their members; each agent's current session
-TASKS = {"t1": ("a", "b"), "t2": ("b", "c")}
-SESSIONS = {"a": "s1", "b": "s2", "c": "s3"}
 # every scope a memory is written into, by the agent (and session) that writes it
 WRITES: dict[str, tuple[str, str]] = {
     "global": ("a", "s1"),
@@ -47,19 +46,6 @@ WRITES: dict[str, tuple[str, str]] = {
     "session/c/s3": ("c", "s3"),
     "session/a/s0": ("a", "s0"),  # an earlier session of a: not its current one
 }
-READERS = list(SESSIONS)
-
-
-def allowed(reader: str, scope: str) -> bool:
-    """The rule, written out: global, its tasks, its agent scope, its current session."""
-    kind, _, rest = scope.partition("/")
-    if kind == "global":
-        return True
-    if kind == "task":
-        return reader in TASKS[rest]
-    if kind == "agent":
-        return rest == reader
-    return rest == f"{reader}/{SESSIONS[reader]}"
 
 
 def content(scope: str) -> str:

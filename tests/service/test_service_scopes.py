@@ -9,13 +9,12 @@ its current session, on search, list, get and export.
 from __future__ import annotations
 
 import pytest
+from scope_rule import SESSIONS, TASKS, allowed
 
 from memoryd.errors import ForbiddenError, NotFoundError
 from memoryd.portability import export_lines
 from memoryd.service import MemoryService
 
-TASKS = {"t1": ("a", "b"), "t2": ("b", "c")}
-SESSIONS = {"a": "s1", "b": "s2", "c": "s3"}
 WRITERS = {
     "global": ("a", "s1"),
     "task/t1": ("a", "s1"),
@@ -25,17 +24,6 @@ WRITERS = {
     "session/c/s3": ("c", "s3"),
     "session/a/s0": ("a", "s0"),  # an earlier session of a: not its current one
 }
-
-
-def allowed(reader: str, scope: str) -> bool:
-    kind, _, rest = scope.partition("/")
-    if kind == "global":
-        return True
-    if kind == "task":
-        return reader in TASKS[rest]
-    if kind == "agent":
-        return rest == reader
-    return rest == f"{reader}/{SESSIONS[reader]}"
 
 
 @pytest.mark.parametrize("reader", list(SESSIONS))

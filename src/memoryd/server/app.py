@@ -43,6 +43,7 @@ from memoryd.server.routes import (
     imports,
     memories,
     portability,
+    remember,
     spaces,
     stats,
     tenants,
@@ -129,6 +130,7 @@ def create_app(
         proxy_routes,
         compat,
         context,
+        remember,
     )
     for module in modules:
         app.include_router(module.router)

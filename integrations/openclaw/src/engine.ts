@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { MemorydError, type MemorydClient } from "@memoryd/client";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { agentFor, type Settings } from "./config.js";
+import type { Conversations } from "./conversation.js";
 import { messageId, noteMessage, toMemoryd, type HostMessage } from "./messages.js";
 
 type Factory = Parameters<OpenClawPluginApi["registerContextEngine"]>[1];
@@ -45,7 +46,12 @@ export function conversationPath(sessionId: string, step: string): string {
   return `/v1/context/${encodeURIComponent(sessionId)}/${step}`;
 }
 
-export function createEngine(client: MemorydClient, settings: Settings, logger: OpenClawPluginApi["logger"]): ContextEngine {
+export function createEngine(
+  client: MemorydClient,
+  settings: Settings,
+  conversations: Conversations,
+  logger: OpenClawPluginApi["logger"],
+): ContextEngine {
   /** The budget memoryd assembled each session to last: after a turn it compacts to it. */
   const budgets = new Map<string, number>();
   /** The memoryd agent of each session, read off its key (`agent:<id>:…`). */
@@ -54,7 +60,8 @@ export function createEngine(client: MemorydClient, settings: Settings, logger: 
   const learn = (sessionId: string, sessionKey?: string) => {
     if (sessionKey || !agents.has(sessionId)) agents.set(sessionId, agentFor(settings, agentOfKey(sessionKey)));
   };
-  const caller = (sessionId: string) => ({ agentId: agents.get(sessionId), sessionId });
+  const caller = (sessionId: string) => ({ agentId: agents.get(sessionId), sessionId: conversations.id(sessionId) });
+  const path = (sessionId: string, step: string) => conversationPath(conversations.id(sessionId), step);
   const budgetFor = (sessionId: string, given?: number) =>
     settings.budgetTokens ?? given ?? budgets.get(sessionId) ?? DEFAULT_BUDGET;
 
@@ -65,7 +72,7 @@ export function createEngine(client: MemorydClient, settings: Settings, logger: 
     const stored = await client.attempt<{ stored: number }>(
       "ingest",
       "POST",
-      conversationPath(sessionId, "ingest-batch"),
+      path(sessionId, "ingest-batch"),
       { messages: batch, ...(agent ? { agent_id: agent } : {}) },
       caller(sessionId),
     );
@@ -76,7 +83,7 @@ export function createEngine(client: MemorydClient, settings: Settings, logger: 
     const report = await client.attempt<TurnReport>(
       "compaction",
       "POST",
-      conversationPath(sessionId, "after-turn"),
+      path(sessionId, "after-turn"),
       { budget_tokens: budgetFor(sessionId, budget) },
       caller(sessionId),
     );
@@ -105,7 +112,7 @@ export function createEngine(client: MemorydClient, settings: Settings, logger: 
       const answer = await client.attempt<{ stored: number }>(
         "bootstrap",
         "POST",
-        conversationPath(sessionId, "bootstrap"),
+        path(sessionId, "bootstrap"),
         { transcript: readFileSync(sessionFile, "utf8"), format: "openclaw" },
         caller(sessionId),
       );
@@ -147,7 +154,7 @@ export function createEngine(client: MemorydClient, settings: Settings, logger: 
       try {
         assembled = await client.request<Assembled>(
           "POST",
-          conversationPath(sessionId, "assemble"),
+          path(sessionId, "assemble"),
           { budget_tokens: budget, ...(prompt ? { query: prompt } : {}) },
           caller(sessionId),
         );
@@ -179,7 +186,7 @@ export function createEngine(client: MemorydClient, settings: Settings, logger: 
     async compact({ sessionId, sessionKey }) {
       learn(sessionId, sessionKey);
       try {
-        const report = await client.request<TurnReport>("POST", conversationPath(sessionId, "compact"), {}, caller(sessionId));
+        const report = await client.request<TurnReport>("POST", path(sessionId, "compact"), {}, caller(sessionId));
         return {
           ok: report.error === null,
           compacted: report.compacted,

@@ -8,6 +8,7 @@
 import { MemorydClient } from "@memoryd/client";
 import type { OpenClawPluginApi, OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry";
 import { readSettings } from "./config.js";
+import { Conversations } from "./conversation.js";
 import { createEngine, ENGINE_ID } from "./engine.js";
 import { registerHooks, Sessions } from "./session.js";
 import { memoryTools } from "./tools.js";
@@ -31,15 +32,16 @@ const plugin: OpenClawPluginDefinition = {
       name: "memoryd",
       logger: api.logger,
     });
-    api.registerContextEngine(ENGINE_ID, () => createEngine(client, settings, api.logger));
+    const conversations = new Conversations();
+    api.registerContextEngine(ENGINE_ID, () => createEngine(client, settings, conversations, api.logger));
     api.registerMemoryCapability({
       promptBuilder: ({ availableTools }) =>
         availableTools.has("memory_search") ? GUIDANCE : [],
     });
-    api.registerTool((ctx) => memoryTools(client, settings, ctx), {
+    api.registerTool((ctx) => memoryTools(client, settings, conversations, ctx), {
       names: ["memory_search", "memory_get", "memory_store", "lcm_grep", "lcm_expand_query"],
     });
-    registerHooks(api, new Sessions(client, settings));
+    registerHooks(api, new Sessions(client, settings, conversations));
   },
 };
 

@@ -12,6 +12,7 @@
 import type { MemorydClient } from "@memoryd/client";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { agentFor, type Settings } from "./config.js";
+import type { Conversations } from "./conversation.js";
 import { checkpointEvents, type HostMessage } from "./messages.js";
 
 type Trigger = "agent_end" | "tool" | "reset" | "shutdown";
@@ -35,11 +36,12 @@ export class Sessions {
   constructor(
     private readonly client: MemorydClient,
     private readonly settings: Settings,
+    private readonly conversations: Conversations,
   ) {}
 
   #state(ctx: { sessionId?: string; sessionKey?: string; agentId?: string; workspaceDir?: string }): SessionState | undefined {
-    const sessionId = ctx.sessionId;
-    if (!sessionId) return undefined;
+    if (!ctx.sessionId) return undefined;
+    const sessionId = this.conversations.id(ctx.sessionId);
     let state = this.#states.get(sessionId);
     if (!state) {
       state = {
@@ -56,19 +58,28 @@ export class Sessions {
     return state;
   }
 
-  /** The restore block for a session that has no history yet ("" when there is none). */
-  async restore(ctx: Parameters<Sessions["save"]>[0], history: unknown[]): Promise<string> {
+  /**
+   * What a session with no history yet starts with ("" when memoryd knows
+   * nothing): the last checkpoint of its agent in its project, then the
+   * memories recalled for its first prompt (from the next turn on, the
+   * context engine's assembly recalls).
+   */
+  async restore(ctx: Parameters<Sessions["save"]>[0], history: unknown[], prompt: string): Promise<string> {
     const state = this.#state(ctx);
     if (!state || history.some((m) => (m as HostMessage)?.role === "user")) return "";
-    const answer = await this.client.attempt<{ text: string }>(
-      "checkpoint restore",
-      "GET",
-      "/v1/checkpoints/restore",
-      undefined,
-      { agentId: state.agentId, sessionId: state.sessionId },
-      { agent_id: state.agentId, project: state.project, max_chars: this.settings.maxPrependChars },
-    );
-    return answer?.text ?? "";
+    const who = { agentId: state.agentId, sessionId: state.sessionId };
+    const [restored, recalled] = await Promise.all([
+      this.client.attempt<{ text: string }>("checkpoint restore", "GET", "/v1/checkpoints/restore", undefined, who, {
+        agent_id: state.agentId,
+        project: state.project,
+        max_chars: this.settings.maxPrependChars,
+      }),
+      this.client.attempt<{ text: string }>("recall", "GET", "/v1/recall", undefined, who, {
+        q: prompt,
+        exclude_session: state.sessionId,
+      }),
+    ]);
+    return [restored?.text, recalled?.text].filter(Boolean).join("\n\n");
   }
 
   trackTool(ctx: { sessionId?: string; agentId?: string }, call: { toolName: string; params: Record<string, unknown>; toolCallId?: string; error?: string }): boolean {
@@ -90,7 +101,10 @@ export class Sessions {
     trigger: Trigger,
   ): Promise<void> {
     const state = this.#state(ctx);
-    if (!state) return Promise.resolve();
+    return state ? this.#enqueue(state, messages, trigger) : Promise.resolve();
+  }
+
+  #enqueue(state: SessionState, messages: unknown[] | undefined, trigger: Trigger): Promise<void> {
     const list = (messages ?? []) as HostMessage[];
     const next = state.chain.then(async () => {
       const fresh = list.length >= state.saved ? list.slice(state.saved) : list;
@@ -128,12 +142,15 @@ export class Sessions {
   /** Gateway stop: every session's pending save, then what its tools did since. */
   async flush(): Promise<void> {
     await Promise.allSettled(
-      [...this.#states.values()].map((s) => this.save({ sessionId: s.sessionId }, undefined, "shutdown")),
+      [...this.#states.values()].map((s) => this.#enqueue(s, undefined, "shutdown")),
     );
   }
 
-  forget(sessionId: string | undefined): void {
-    if (sessionId) this.#states.delete(sessionId);
+  /** `/new` or `/reset`: the session's next turns are a new conversation with a state of its own. */
+  reset(sessionId: string | undefined): void {
+    if (!sessionId) return;
+    this.#states.delete(this.conversations.id(sessionId));
+    this.conversations.reset(sessionId);
   }
 }
 
@@ -141,7 +158,7 @@ export type HookApi = Pick<OpenClawPluginApi, "on" | "logger">;
 
 export function registerHooks(api: HookApi, sessions: Sessions): void {
   api.on("before_prompt_build", async (event, ctx) => {
-    const text = await sessions.restore(ctx, event.messages);
+    const text = await sessions.restore(ctx, event.messages, event.currentUserMessage ?? event.prompt);
     return text ? { prependContext: text } : undefined;
   });
   api.on("agent_end", async (event, ctx) => {
@@ -151,8 +168,9 @@ export function registerHooks(api: HookApi, sessions: Sessions): void {
     if (sessions.trackTool(ctx, event)) await sessions.save(ctx, undefined, "tool");
   });
   api.on("before_reset", async (event, ctx) => {
-    await sessions.save(ctx, event.messages, "reset");
-    sessions.forget(ctx.sessionId);
+    const saved = sessions.save(ctx, event.messages, "reset");
+    sessions.reset(ctx.sessionId);
+    await saved;
   });
   api.on("gateway_stop", async () => {
     await sessions.flush();

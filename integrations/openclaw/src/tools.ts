@@ -9,6 +9,7 @@
 import type { Caller, MemorydClient } from "@memoryd/client";
 import type { AnyAgentTool, OpenClawPluginToolContext } from "openclaw/plugin-sdk/plugin-entry";
 import { agentFor, type Settings } from "./config.js";
+import type { Conversations } from "./conversation.js";
 import { conversationPath } from "./engine.js";
 
 type Tool = AnyAgentTool;
@@ -44,9 +45,14 @@ function tool(
   } as unknown as Tool;
 }
 
-export function memoryTools(client: MemorydClient, settings: Settings, ctx: OpenClawPluginToolContext): Tool[] {
-  const caller: Caller = { agentId: agentFor(settings, ctx.agentId), sessionId: ctx.sessionId };
-  const session = ctx.sessionId ?? "";
+export function memoryTools(
+  client: MemorydClient,
+  settings: Settings,
+  conversations: Conversations,
+  ctx: OpenClawPluginToolContext,
+): Tool[] {
+  const session = ctx.sessionId ? conversations.id(ctx.sessionId) : "";
+  const caller: Caller = { agentId: agentFor(settings, ctx.agentId), sessionId: session || undefined };
   return [
     tool(
       "memory_search",
@@ -71,7 +77,7 @@ export function memoryTools(client: MemorydClient, settings: Settings, ctx: Open
         client.request(
           "POST",
           "/v1/memories",
-          { content: String(p.content), tags: Array.isArray(p.tags) ? p.tags.map(String) : undefined, source: SOURCE, agent_id: caller.agentId, session_id: ctx.sessionId },
+          { content: String(p.content), tags: Array.isArray(p.tags) ? p.tags.map(String) : undefined, source: SOURCE, agent_id: caller.agentId, session_id: caller.sessionId },
           caller,
         ),
     ),

@@ -13,12 +13,12 @@
 import { createHash } from "node:crypto";
 import { MemorydClient, resolveConnection, textOf, withoutInjected, type Caller } from "@memoryd/client";
 import { tool, type Hooks, type Plugin, type PluginModule } from "@opencode-ai/plugin";
-import { NUDGE, recallBlock, type Memory } from "./recall.js";
 
 const SOURCE = "opencode";
+const NUDGE =
+  "The user asked to remember something without saying what. Call memory_store with it as one self-contained statement.";
 const RECALL_LIMIT = 10;
 const COMPACTION_LIMIT = 20;
-const MAX_QUERY_CHARS = 500;
 
 export function containerTags(directory: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const hash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
@@ -52,23 +52,14 @@ export const MemorydPlugin: Plugin = async (input, options = {}) => {
   };
   const caller = (id: string): Caller => ({ agentId: `opencode:${session(id).agent}`, sessionId: id });
 
+  /** memoryd's recall block: memories for `query` (the newest without one) and the profile. */
   async function recall(sessionID: string, query: string | undefined, limit: number): Promise<string> {
-    const who = caller(sessionID);
-    const [found, profile] = await Promise.all([
-      query
-        ? client
-            .attempt<{ results: { memory: Memory }[] }>("recall", "GET", "/v1/memories/search", undefined, who, {
-                q: query.slice(0, MAX_QUERY_CHARS),
-                limit,
-                exclude_session: sessionID,
-              })
-            .then((a) => a?.results.map((r) => r.memory))
-        : client
-            .attempt<{ memories: Memory[] }>("recall", "GET", "/v1/memories", undefined, who, { limit })
-            .then((a) => a?.memories),
-      client.attempt<{ static_facts: string[] }>("profile", "GET", "/v1/profile", undefined, who),
-    ]);
-    return recallBlock(found ?? [], (profile?.static_facts ?? []).join("; "));
+    const answer = await client.attempt<{ text: string }>("recall", "GET", "/v1/recall", undefined, caller(sessionID), {
+      q: query,
+      limit,
+      exclude_session: sessionID,
+    });
+    return answer?.text ?? "";
   }
 
   async function capture(sessionID: string, messages: { role: string; content: string }[], extra: string[]) {
@@ -91,7 +82,7 @@ export const MemorydPlugin: Plugin = async (input, options = {}) => {
       if (!text) return;
       state.firstMessage ??= text;
       state.pending = text;
-      const kept = await client.attempt<{ memories: Memory[]; bare: boolean }>(
+      const kept = await client.attempt<{ memories: unknown[]; bare: boolean }>(
         "remember",
         "POST",
         "/v1/remember",

@@ -40,10 +40,10 @@ from memoryd.server.routes import (
     checkpoints,
     consolidate,
     context,
+    hosts,
     imports,
     memories,
     portability,
-    remember,
     spaces,
     stats,
     tenants,
@@ -130,7 +130,7 @@ def create_app(
         proxy_routes,
         compat,
         context,
-        remember,
+        hosts,
     )
     for module in modules:
         app.include_router(module.router)

@@ -1,15 +1,16 @@
-"""Fixtures for the TypeScript host plugins: the built plugins, a real ``memoryd serve``, the LLM.
+"""Fixtures for the TypeScript host plugins: the built plugins and a real memoryd server.
 
 The plugins are built once per run (``build_plugins.build``: npm ci when the
-lock changed, then tsc). The server is a real ``memoryd serve`` process on a
-loopback port; its tenant's key reaches the hosts through the environment.
+lock changed, then tsc). The server is the app ``memoryd serve`` runs, on a
+free loopback port (uvicorn in a thread of the test process, sharing the
+loaded model: ``server_harness.start_server``); the hosts reach it over HTTP
+like any client, with a tenant's key.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,9 @@ sys.path.insert(0, str(HERE.parent / "server"))
 sys.path.insert(0, str(HERE.parent / "llm"))
 
 from build_plugins import build  # noqa: E402
-from server_harness import spawn_server, stop_process  # noqa: E402
+from server_harness import create_tenant, start_server  # noqa: E402
+
+from memoryd.embed.local import LocalEmbedder  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -35,19 +38,24 @@ class Memoryd:
     url: str
     key: str
     http: httpx.Client
-    process: subprocess.Popen[str]
+    stop: Callable[[], None]
 
 
 @pytest.fixture(scope="module")
-def memoryd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memoryd]:
-    """``memoryd serve`` as a process, and a tenant made through its API."""
-    process, url = spawn_server(tmp_path_factory.mktemp("memoryd") / "home")
+def memoryd(tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder) -> Iterator[Memoryd]:
+    """A memoryd server on a loopback port, and a tenant made through its API."""
+    server, stop = start_server(tmp_path_factory.mktemp("memoryd") / "home", embedder)
+    stopped = False
+
+    def stop_once() -> None:
+        nonlocal stopped
+        if not stopped:
+            stopped = True
+            stop()
+
     try:
-        answer = httpx.post(f"{url}/v1/tenants", json={"name": "plugins"}, timeout=30)
-        answer.raise_for_status()
-        key = answer.json()["api_key"]
-        with httpx.Client(base_url=url, headers={"X-API-Key": key}, timeout=30) as http:
-            yield Memoryd(url, key, http, process)
+        _, key = create_tenant(server, "plugins")
+        with server.client(key) as http:
+            yield Memoryd(server.url, key, http, stop_once)
     finally:
-        if process.poll() is None:
-            stop_process(process)
+        stop_once()

@@ -141,9 +141,7 @@ def test_with_memoryd_stopped_the_host_goes_on_with_one_warning(
     gateway: OpenClawGateway, memoryd: Memoryd, upstream: ScriptedUpstream
 ) -> None:
     """Runs last in this module: it stops the module's memoryd."""
-    from server_harness import stop_process
-
-    stop_process(memoryd.process)
+    memoryd.stop()
     before = gateway.output()
     for text in ("Are you still there?", "/new", "Start a fresh checklist for Friday."):
         turn = gateway.turn(text, KEY)

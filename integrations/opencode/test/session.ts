@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { createOpencodeClient, type Model, type Project, type TextPart, type UserMessage } from "@opencode-ai/sdk";
 import type { Hooks, PluginInput, PluginModule, ToolContext } from "@opencode-ai/plugin";
-import plugin from "../dist/index.js";
+import plugin from "@memoryd/opencode";
 
 interface Step {
   session: string;

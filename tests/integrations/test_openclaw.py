@@ -153,5 +153,8 @@ def test_with_memoryd_stopped_the_host_goes_on_with_one_warning(
     ]
     assert len(warnings) == 1, after
     assert "Traceback" not in after and "Unhandled" not in after
-    stopped = gateway.stop()
-    assert "gateway_stop" not in stopped or "timed out" not in stopped
+    # the gateway stops in time: gateway_stop's flush gives up on memoryd, it does not hang
+    seen = gateway.output()
+    stopped = gateway.stop()[len(seen) :]
+    assert gateway.process is not None and gateway.process.returncode is not None
+    assert "timed out" not in stopped, stopped

@@ -122,10 +122,9 @@ def test_a_long_session_compacts_then_new_restores_the_checkpoint_and_recalls_a_
     request = last_request(upstream)
     prompt = said(request, "user")
     assert "Session restored" in prompt and "billing" in prompt
-    restored = prompt.split("Session restored", 1)[1].split("memoryd-context", 1)[0]
+    restored, recalled = prompt.split("Session restored", 1)[1].split("memoryd-context>", 1)
     assert "fra-7" not in restored  # not the checkpoint: recall found it
-    system = said(request, "system") + said(request, "developer")
-    assert "fra-7" in system
+    assert "fra-7" in recalled
     second = {c["conversation_id"] for c in conversations(memoryd)} - {first}
     assert len(second) == 1  # /new rotated the session: a conversation of its own
 
@@ -146,7 +145,7 @@ def test_with_memoryd_stopped_the_host_goes_on_with_one_warning(
     for text in ("Are you still there?", "/new", "Start a fresh checklist for Friday."):
         turn = gateway.turn(text, KEY)
         assert turn.code == 0, turn.err
-    assert "Done. I have noted it and will follow up on: Start a fresh checklist" in turn.out
+    assert "Done. I have noted it" in turn.out  # the model answered: the session went on
     after = gateway.output()[len(before) :]
     warnings = [
         line for line in after.splitlines() if "memoryd at" in line and "unreachable" in line

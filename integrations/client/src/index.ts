@@ -60,13 +60,18 @@ export function resolveConnection(
   };
 }
 
+/**
+ * Servers found unreachable, shared by every client of the process: a host may
+ * register a plugin more than once, and an outage is still one warning line.
+ */
+const unreachable = new Set<string>();
+
 export class MemorydClient {
   readonly url: string;
   readonly timeoutMs: number;
   readonly #apiKey?: string;
   readonly #name: string;
   readonly #logger: Logger;
-  #down = false;
 
   constructor(options: ClientOptions) {
     this.url = (options.url ?? DEFAULT_URL).replace(/\/+$/, "");
@@ -125,8 +130,7 @@ export class MemorydClient {
   ): Promise<T | undefined> {
     try {
       const answer = await this.request<T>(method, path, body, caller, query);
-      if (this.#down) {
-        this.#down = false;
+      if (unreachable.delete(this.url)) {
         this.#logger.info?.(`${this.#name}: memoryd at ${this.url} answers again`);
       }
       return answer;
@@ -142,8 +146,8 @@ export class MemorydClient {
       this.#logger.warn(`${this.#name}: ${what} failed: ${error.code}: ${error.message}`);
       return;
     }
-    if (this.#down) return;
-    this.#down = true;
+    if (unreachable.has(this.url)) return;
+    unreachable.add(this.url);
     this.#logger.warn(
       `${this.#name}: memoryd at ${this.url} is unreachable (${describe(error)}); ` +
         `${what} skipped, the session goes on without memory until it answers`,

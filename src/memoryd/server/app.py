@@ -41,6 +41,7 @@ from memoryd.server.routes import (
     checkpoints,
     consolidate,
     context,
+    hosts,
     imports,
     memories,
     portability,
@@ -131,6 +132,7 @@ def create_app(
         proxy_routes,
         compat,
         context,
+        hosts,
     )
     for module in modules:
         app.include_router(module.router)

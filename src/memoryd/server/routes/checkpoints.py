@@ -7,11 +7,14 @@ else the ``X-Agent-Id`` header.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, BackgroundTasks, Query
+from pydantic import Field
 
 from memoryd.continuity import Continuity, Owner
+from memoryd.continuity.config import ContinuityConfig
 from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
 from memoryd.server.deps import AgentHeader, Caller, ok
@@ -19,6 +22,16 @@ from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import Body
 
 router = APIRouter(tags=["checkpoints"])
+MIN_RESTORE_CHARS = 200  # room for the fence and the first lines
+
+
+class Limits(Body):
+    """A host's own checkpoint limits (seed 004's ``maxMsgChars`` …), over the configured ones."""
+
+    max_msg_chars: Annotated[int, Field(ge=1)] | None = None
+    max_recent_msgs: Annotated[int, Field(ge=1)] | None = None
+    max_recent_tools: Annotated[int, Field(ge=0)] | None = None
+    max_modified_files: Annotated[int, Field(ge=0)] | None = None
 
 
 class CheckpointSave(Body):
@@ -28,6 +41,7 @@ class CheckpointSave(Body):
     trigger: str = "manual"
     events: list[dict[str, Any]]
     summarize: bool = True  # ask the configured LLM (if any) before answering
+    limits: Limits | None = None
 
 
 def _agent(given: str | None, header: str | None) -> str:
@@ -43,7 +57,10 @@ def save_checkpoint(
 ) -> CompactJSON:
     """Fold the events into the session's checkpoint; the previous one stays until it is saved."""
     owner = Owner(_agent(body.agent_id, x_agent_id), body.session_id, body.project)
-    checkpoint = Continuity(svc).save(
+    config = ContinuityConfig.from_settings(svc.settings)
+    if body.limits is not None:
+        config = replace(config, **body.limits.model_dump(exclude_none=True))
+    checkpoint = Continuity(svc, config=config).save(
         owner, body.events, trigger=body.trigger, summarize_now=body.summarize
     )
     return ok(dump(checkpoint), 201)
@@ -75,11 +92,18 @@ def restore(
     x_agent_id: AgentHeader = None,
     agent_id: str | None = None,
     project: str | None = None,
+    max_chars: int | None = None,
 ) -> CompactJSON:
-    """The fenced restore block of the agent's newest checkpoint in ``project`` (``""``: none)."""
+    """The fenced restore block of the agent's newest checkpoint in ``project`` (``""``: none).
+
+    ``max_chars`` is the host's own cap for it (a plugin's ``maxPrependChars``),
+    instead of the configured ``checkpoint_max_prepend_chars``.
+    """
+    if max_chars is not None and max_chars < MIN_RESTORE_CHARS:
+        raise ValidationError(f"max_chars must be at least {MIN_RESTORE_CHARS}")
     continuity = Continuity(svc, llm=None)
     latest = continuity.latest(_agent(agent_id, x_agent_id), project)
-    text = "" if latest is None else continuity.render(latest)
+    text = "" if latest is None else continuity.render(latest, max_chars=max_chars)
     return ok({"text": text, "checkpoint_id": None if latest is None else latest.id})
 
 

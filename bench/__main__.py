@@ -102,7 +102,9 @@ def _by_category(report: dict[str, Any]) -> None:
         table.add_column(f"half {name}", justify="right")
     for category, v in report["metrics"]["by_category"].items():
         row = [category, str(v["n"]), f"{v['recall@10']:.3f}"]
-        row += [f"{h['by_category'][category]['recall@10']:.3f}" for h in halves.values()]
+        for half in halves.values():  # a small run may leave a category out of a half
+            found = half.get("by_category", {}).get(category)
+            row.append("-" if found is None else f"{found['recall@10']:.3f}")
         table.add_row(*row)
     console.print(table)
 

@@ -9,6 +9,7 @@ for a host that wants it now (a session that just ended).
 from __future__ import annotations
 
 from fastapi import APIRouter
+from pydantic import Field
 
 from memoryd.continuity.layers import SessionLayers
 from memoryd.models import wire
@@ -19,8 +20,12 @@ from memoryd.server.schemas import Body
 router = APIRouter(tags=["checkpoints"])
 
 
+# ten years: longer means no session at all, and past it the cut-off time overflows
+MAX_IDLE_S = 10 * 365 * 86_400
+
+
 class Consolidate(Body):
-    idle_s: float = 0.0  # only sessions quiet for this long
+    idle_s: float = Field(0.0, ge=0.0, le=MAX_IDLE_S)  # only sessions quiet for this long
 
 
 @router.get("/v1/session-layers")
@@ -35,4 +40,4 @@ def session_layers(
 @router.post("/v1/session-layers/consolidate")
 def consolidate(body: Consolidate, svc: Caller) -> CompactJSON:
     """Condense every pending session now (D5 → D2 → D1 → D0, the LLM when configured)."""
-    return ok({"consolidated": SessionLayers(svc).consolidate_pending(max(0.0, body.idle_s))})
+    return ok({"consolidated": SessionLayers(svc).consolidate_pending(body.idle_s)})

@@ -42,7 +42,14 @@ def start_import(home: Path, file: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         encoding="utf-8",
+        # Ctrl-C as a terminal delivers it: a test run started in the background of a
+        # non-interactive shell ignores SIGINT, and a child would inherit that
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_until_under_way(home: Path, process: subprocess.Popen[str]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import inspect
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, closing, contextmanager
 from importlib import resources
@@ -144,7 +145,7 @@ class Database:
                     f"{self.path} is an SQLite database of another program; memoryd will "
                     "not touch it (point MEMORYD_HOME at another directory)"
                 )
-            conn.execute("PRAGMA journal_mode = WAL")
+            _use_wal(conn)
             with self.write() as conn:
                 applied = _applied_migrations(conn, migrations)
                 for script in migrations:
@@ -295,6 +296,21 @@ FTS_TABLES = (
     "summaries_fts",
     "summaries_tri",
 )
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Put the file in WAL mode, once. The mode is kept in the file, so a process that
+    finds it set does nothing; two processes creating one fresh store race for the
+    switch, which SQLite refuses at once ("database is locked") rather than waiting:
+    the loser retries until the winner's switch shows."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def migration_scripts() -> list[Traversable]:

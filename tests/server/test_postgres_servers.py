@@ -38,12 +38,6 @@ def _tasks(url: str) -> dict[str, tuple[str, str | None, int]]:
     return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: since the merge with the scopes, lazy start-up and the plugins, "
-    "the surviving server leaves the killed server's task running and claims no queued "
-    "task; the first thing for the next PostgreSQL work",
-)
 def test_two_servers_share_memories_and_tasks_and_survive_a_kill(
     tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -180,6 +180,25 @@ def test_a_dead_servers_task_goes_to_another_and_a_live_ones_does_not(
         two.close()
 
 
+def test_claims_of_other_kinds_do_not_hold_back_a_kinds_orphan_check(postgres_url: str) -> None:
+    """A server's import and consolidation workers claim through the same store as its
+    ingest worker: their orphan checks must not stand in for the ingest one."""
+    one, two = PostgresStore(postgres_url), PostgresStore(postgres_url)
+    try:
+        with one.write() as conn:
+            one.record_task(conn, "t1", TENANT, SPACE, "ingest", "queued", {})
+        assert one.claim_task("host-a:1/0", "ingest") is not None
+        assert two.claim_task("host-b:2/0", "ingest") is None  # leased: left alone
+        one.close()  # killed
+        time.sleep(tasks.ORPHAN_CHECK_S + 0.1)
+        for kind in ("import", "consolidate"):  # polled first, as a server's workers do
+            assert two.claim_task("host-b:2/1", kind) is None
+        taken = two.claim_task("host-b:2/0", "ingest")
+        assert taken is not None and taken["id"] == "t1"
+    finally:
+        two.close()
+
+
 def test_two_servers_on_one_database_see_each_others_writes(
     postgres_url: str, embedder: LocalEmbedder
 ) -> None:

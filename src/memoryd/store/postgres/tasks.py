@@ -42,7 +42,7 @@ ORPHAN_CHECK_S = 2.0
 class PgTasks(PgDatabase):
     _leases: dict[tuple[str, str], Conn]
     _leases_lock: threading.Lock
-    _orphans_checked: float = 0.0
+    _orphans_checked: dict[str, float]
 
     def _lease_table(self) -> tuple[dict[tuple[str, str], Conn], threading.Lock]:
         if not hasattr(self, "_leases"):
@@ -156,8 +156,11 @@ class PgTasks(PgDatabase):
 
     def claim_task(self, worker: str, kind: str) -> dict[str, Any] | None:
         """The oldest queued task of a space with nothing running, now running for ``worker``."""
-        if time.monotonic() - self._orphans_checked > ORPHAN_CHECK_S:
-            self._orphans_checked = time.monotonic()
+        # per kind: the workers of every kind claim through this store, and a check of
+        # one kind's orphans must not stand in for another's
+        checked = self.__dict__.setdefault("_orphans_checked", {})
+        if time.monotonic() - checked.get(kind, 0.0) > ORPHAN_CHECK_S:
+            checked[kind] = time.monotonic()
             self._requeue_unleased(kind)
         if (
             self.one("SELECT 1 FROM tasks WHERE status = 'queued' AND kind = %s LIMIT 1", (kind,))

@@ -37,6 +37,20 @@ IngestOption = Annotated[
     str, typer.Option(help="raw (turns only) or smart (turns and distilled memories).")
 ]
 
+DatabaseOption = Annotated[
+    str | None,
+    typer.Option(
+        help="PostgreSQL too: a postgresql:// URL, or pgserver (a throwaway server started "
+        "in the bench directory).",
+    ),
+]
+
+
+def _database(spec: str | None) -> str | None:
+    if spec and spec != "pgserver" and not spec.startswith(("postgresql://", "postgres://")):
+        raise typer.BadParameter("--database must be a postgresql:// URL or pgserver")
+    return spec
+
 
 def _check_ingest(mode: str) -> None:
     if mode not in ("raw", "smart"):
@@ -225,13 +239,15 @@ def speed(
     hnsw_threshold: Annotated[
         int, typer.Option(help="Rows past which a space searches an HNSW graph.")
     ] = 200_000,
+    database: DatabaseOption = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "speed.json",
 ) -> None:
-    """Ingest throughput, search latency p50/p95/p99, peak RSS and disk per size."""
+    """Ingest throughput, search latency p50/p95/p99, peak RSS and disk per size
+    (on SQLite, and on PostgreSQL beside it with --database)."""
     from bench import speed as sp
 
     sizes_n = [int(s) for s in sizes.split(",") if s.strip()]
-    report = sp.run(sizes_n, queries, embed_limit, hnsw_threshold)
+    report = sp.run(sizes_n, queries, embed_limit, hnsw_threshold, _database(database))
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sp.print_report(report, console)

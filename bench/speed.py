@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ from rich.table import Table
 from bench.common import SMART_TASK_TIMEOUT_S, WORK_DIR, Timer, bench_embedder
 from bench.synthetic import queries, sentences
 from memoryd.config import load_settings
+from memoryd.embed import Embedder
 from memoryd.embed.local import LocalEmbedder
 from memoryd.models import Category, Memory, MemoryType
 from memoryd.service import MemoryService
@@ -83,38 +85,44 @@ def build_store(size: int, bar: Progress, embed_limit: int = EMBED_LIMIT) -> Pat
         return home
     shutil.rmtree(home, ignore_errors=True)
     embedder = bench_embedder()
+    with MemoryService(home, embedder=embedder) as svc:
+        fill(svc, size, bar, embed_limit, embedder)
+    marker.write_text("ok\n")
+    return home
+
+
+def fill(
+    svc: MemoryService, size: int, bar: Progress, embed_limit: int, embedder: Embedder
+) -> None:
+    """Bulk-load ``size`` synthetic memories through the store's insert path, a batch a
+    transaction (whatever the backend): the texts of :func:`sentences`, their cached vectors."""
     texts = sentences(min(size, embed_limit))
     rng = np.random.default_rng(size)
     task = bar.add_task(f"building {size:,} memories", total=size)
-    with MemoryService(home, embedder=embedder) as svc:
-        for start in range(0, size, BULK_BATCH):
-            picks = range(start, min(start + BULK_BATCH, size))
-            # past the limit: the text and vector of an embedded row, the vector moved a little
-            chunk = [
-                texts[i] if i < embed_limit else f"{texts[i % embed_limit]} ({i})" for i in picks
-            ]
-            vectors = embedder.embed([texts[i % embed_limit] for i in picks])
-            copies = np.asarray([i >= embed_limit for i in picks])
-            if copies.any():
-                moved = vectors[copies] + rng.normal(
-                    0, SYNTHETIC_NOISE, (int(copies.sum()), vectors.shape[1])
-                ).astype(np.float32)
-                vectors[copies] = moved / np.linalg.norm(moved, axis=1, keepdims=True)
-            memories = [
-                Memory(
-                    content=t,
-                    l2_content=t,
-                    category=Category.EVENTS,
-                    memory_type=MemoryType.INSIGHT,
-                    tenant_id=svc.tenant_id,
-                    space_id=svc.space_id,
-                )
-                for t in chunk
-            ]
-            svc.store.insert_memories(memories, list(vectors), actor="bench")
-            bar.advance(task, len(chunk))
-    marker.write_text("ok\n")
-    return home
+    for start in range(0, size, BULK_BATCH):
+        picks = range(start, min(start + BULK_BATCH, size))
+        # past the limit: the text and vector of an embedded row, the vector moved a little
+        chunk = [texts[i] if i < embed_limit else f"{texts[i % embed_limit]} ({i})" for i in picks]
+        vectors = embedder.embed([texts[i % embed_limit] for i in picks])
+        copies = np.asarray([i >= embed_limit for i in picks])
+        if copies.any():
+            moved = vectors[copies] + rng.normal(
+                0, SYNTHETIC_NOISE, (int(copies.sum()), vectors.shape[1])
+            ).astype(np.float32)
+            vectors[copies] = moved / np.linalg.norm(moved, axis=1, keepdims=True)
+        memories = [
+            Memory(
+                content=t,
+                l2_content=t,
+                category=Category.EVENTS,
+                memory_type=MemoryType.INSIGHT,
+                tenant_id=svc.tenant_id,
+                space_id=svc.space_id,
+            )
+            for t in chunk
+        ]
+        svc.store.insert_memories(memories, list(vectors), actor="bench")
+        bar.advance(task, len(chunk))
 
 
 FIRST_SEARCH = """
@@ -158,80 +166,114 @@ def graph_recall(svc: MemoryService, model: LocalEmbedder) -> float | None:
     return round(found / (10 * RECALL_QUERIES), 4)
 
 
+def workload(svc: MemoryService, size: int, n_queries: int, model: LocalEmbedder) -> dict[str, Any]:
+    """What every backend is measured on: raw, smart and direct writes, then searches."""
+    svc.search("warm up", touch=False)  # load the vector index once, as a server would
+    fresh = [f"[{size}] {t}" for t in sentences(INGEST_TURNS, seed=1000 + size)]
+    with Timer() as bare:
+        model.embed(fresh)
+    with Timer() as ingest:
+        for start in range(0, len(fresh), 16):
+            svc.ingest(
+                [{"role": "user", "content": t} for t in fresh[start : start + 16]],
+                session_id=f"speed-{start}",
+            )
+    said = [f"[{size}] smart {t}" for t in sentences(INGEST_TURNS, seed=3000 + size)]
+    with Timer() as smart:  # the server's default path: stored, then distilled, offline
+        tasks = [
+            svc.ingest(
+                [{"role": "user", "content": t} for t in said[start : start + 16]],
+                session_id=f"smart-{start}",
+                mode="smart",
+            ).task_id
+            for start in range(0, len(said), 16)
+        ]
+        for task_id in tasks:
+            svc.wait_for_task(task_id, timeout_s=SMART_TASK_TIMEOUT_S)
+    adds = [f"[{size}] direct {t}" for t in sentences(DIRECT_ADDS, seed=2000 + size)]
+    with Timer() as direct:
+        for text in adds:
+            svc.add(text)
+    latencies = []
+    for q in queries(n_queries):
+        started = time.perf_counter()
+        svc.search(q, limit=10, touch=False)
+        latencies.append((time.perf_counter() - started) * 1000)
+    search = _percentiles(latencies)
+    return {
+        "ingest_per_s": round(len(fresh) / ingest.seconds, 1),
+        "bare_embed_per_s": round(len(fresh) / bare.seconds, 1),
+        "ingest_vs_bare": round(bare.seconds / ingest.seconds, 3),
+        "smart_ingest_per_s": round(len(said) / smart.seconds, 1),
+        "direct_add_per_s": round(len(adds) / direct.seconds, 1),
+        "search_p50_ms": search["p50"],
+        "search_p95_ms": search["p95"],
+        "search_p99_ms": search["p99"],
+    }
+
+
+def baselines(svc: MemoryService, n_queries: int, model: LocalEmbedder) -> dict[str, Any]:
+    """A plain dense scan of the in-process matrix and a plain FTS5 BM25 query (SQLite)."""
+    dense_ms, bm25_ms = [], []
+    matrix = svc.engine.sqlite_store.index.space(svc.space_id)  # type: ignore[union-attr]
+    for q in queries(n_queries):
+        started = time.perf_counter()
+        scores = matrix.matrix[: matrix.size] @ model.embed_one(q)
+        np.argpartition(-scores, 10)[:10]
+        dense_ms.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        match = build_query(q).words
+        if match:
+            svc.engine.sqlite_store.conn.execute(
+                "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                "ORDER BY bm25(memories_fts) LIMIT 10",
+                (match,),
+            ).fetchall()
+        bm25_ms.append((time.perf_counter() - started) * 1000)
+    return {
+        "baseline_dense_p95_ms": _percentiles(dense_ms)["p95"],
+        "baseline_bm25_p95_ms": _percentiles(bm25_ms)["p95"],
+    }
+
+
 def measure(
     size: int, home: Path, n_queries: int, model: LocalEmbedder, threshold: int
 ) -> dict[str, Any]:
     work = home.parent / f"{home.name}-run"
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(home, work)
-    out: dict[str, Any] = {"size": size}
+    out: dict[str, Any] = {"size": size, "backend": "sqlite"}
     out["first_search_s"], origin = first_search(work, threshold)
     out["first_search_saved_graph_s"], again = first_search(work, threshold)
     out["graph"] = f"{origin}, then {again}" if origin else "none"
-    fresh = [f"[{size}] {t}" for t in sentences(INGEST_TURNS, seed=1000 + size)]
     settings = load_settings(work, hnsw_threshold=threshold)
     with MemoryService(settings=settings, embedder=model) as svc:
-        svc.search("warm up", touch=False)  # load the vector index once, as a server would
-        with Timer() as bare:
-            model.embed(fresh)
-        with Timer() as ingest:
-            for start in range(0, len(fresh), 16):
-                svc.ingest(
-                    [{"role": "user", "content": t} for t in fresh[start : start + 16]],
-                    session_id=f"speed-{start}",
-                )
-        said = [f"[{size}] smart {t}" for t in sentences(INGEST_TURNS, seed=3000 + size)]
-        with Timer() as smart:  # the server's default path: stored, then distilled, offline
-            tasks = [
-                svc.ingest(
-                    [{"role": "user", "content": t} for t in said[start : start + 16]],
-                    session_id=f"smart-{start}",
-                    mode="smart",
-                ).task_id
-                for start in range(0, len(said), 16)
-            ]
-            for task_id in tasks:
-                svc.wait_for_task(task_id, timeout_s=SMART_TASK_TIMEOUT_S)
-        adds = [f"[{size}] direct {t}" for t in sentences(DIRECT_ADDS, seed=2000 + size)]
-        with Timer() as direct:
-            for text in adds:
-                svc.add(text)
-        latencies, dense_ms, bm25_ms = [], [], []
-        matrix = svc.engine.sqlite_store.index.space(svc.space_id)  # type: ignore[union-attr]
-        for q in queries(n_queries):
-            started = time.perf_counter()
-            svc.search(q, limit=10, touch=False)
-            latencies.append((time.perf_counter() - started) * 1000)
-            started = time.perf_counter()
-            scores = matrix.matrix[: matrix.size] @ model.embed_one(q)
-            np.argpartition(-scores, 10)[:10]
-            dense_ms.append((time.perf_counter() - started) * 1000)
-            started = time.perf_counter()
-            match = build_query(q).words
-            if match:
-                svc.engine.sqlite_store.conn.execute(
-                    "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                    "ORDER BY bm25(memories_fts) LIMIT 10",
-                    (match,),
-                ).fetchall()
-            bm25_ms.append((time.perf_counter() - started) * 1000)
-    search = _percentiles(latencies)
-    out.update(
-        ingest_per_s=round(len(fresh) / ingest.seconds, 1),
-        bare_embed_per_s=round(len(fresh) / bare.seconds, 1),
-        ingest_vs_bare=round(bare.seconds / ingest.seconds, 3),
-        smart_ingest_per_s=round(len(said) / smart.seconds, 1),
-        direct_add_per_s=round(len(adds) / direct.seconds, 1),
-        search_p50_ms=search["p50"],
-        search_p95_ms=search["p95"],
-        search_p99_ms=search["p99"],
-        baseline_dense_p95_ms=_percentiles(dense_ms)["p95"],
-        baseline_bm25_p95_ms=_percentiles(bm25_ms)["p95"],
-        hnsw_recall_at_10=graph_recall(svc, model),
-        peak_rss_mb=_peak_rss_mb(),
-        disk_mb=_disk_mb(work),
-    )
+        out.update(workload(svc, size, n_queries, model))
+        out.update(baselines(svc, n_queries, model))
+        out.update(hnsw_recall_at_10=graph_recall(svc, model), peak_rss_mb=_peak_rss_mb())
+    out["disk_mb"] = _disk_mb(work)
     shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def measure_postgres(
+    size: int, server: str, n_queries: int, model: LocalEmbedder, embed_limit: int
+) -> dict[str, Any]:
+    """The same workload on a copy of the size's PostgreSQL store (``bench.pg``)."""
+    from bench import pg
+
+    with Progress() as bar, Timer() as build:
+        template = pg.build_pg_store(server, size, bar, embed_limit)
+    copy = f"{template}_run"
+    url = pg.copy_database(server, template, copy)
+    out: dict[str, Any] = {"size": size, "backend": "postgres", "build_s": round(build.seconds)}
+    try:
+        settings = load_settings(pg.pg_home(copy), database_url=url)
+        with MemoryService(settings=settings, embedder=model) as svc:
+            out.update(workload(svc, size, n_queries, model))
+        out["disk_mb"] = pg.database_mb(url)
+    finally:
+        pg.drop_database(server, copy)
     return out
 
 
@@ -240,56 +282,87 @@ def run(
     n_queries: int,
     embed_limit: int = EMBED_LIMIT,
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD,
+    database: str | None = None,
 ) -> dict[str, Any]:
+    """Every size on SQLite, and on PostgreSQL beside it where ``database`` names one
+    (a URL, or ``pgserver`` for a throwaway server in the work directory)."""
+    from bench import pg
+
     model = LocalEmbedder()
     rows = []
-    with Timer() as timer:
+    with Timer() as timer, pg.postgres(database) if database else nullcontext("") as server:
         for size in sorted(sizes):
             with Progress() as bar:
                 home = build_store(size, bar, embed_limit)
             row = measure(size, home, n_queries, model, hnsw_threshold)
             row["synthetic_rows"] = max(0, size - embed_limit)
             rows.append(row)
+            if server:
+                row = measure_postgres(size, server, n_queries, model, embed_limit)
+                row["synthetic_rows"] = max(0, size - embed_limit)
+                rows.append(row)
+    config: dict[str, Any] = {
+        "ingest": f"{INGEST_TURNS} fresh turns via MemoryService.ingest in calls "
+        "of 16; bare = LocalEmbedder.embed on the same texts; smart = as many other turns "
+        "with mode=smart, timed until every task is done (rules, no LLM)",
+        "search": f"{n_queries} queries, limit 10, query embedding included",
+        "vectors": f"the model's up to {embed_limit:,} rows, perturbed copies past that "
+        f"(noise {SYNTHETIC_NOISE}, renormalised)",
+        "hnsw_threshold": hnsw_threshold,
+        "embedding_model": model.name,
+    }
+    if database:
+        from memoryd.store.postgres.database import describe
+
+        config["postgres"] = (
+            (
+                "a pgserver PostgreSQL in the work directory"
+                if database == pg.PGSERVER
+                else describe(database)
+            )
+            + ": each size's store built once in its own database (same bulk path and vectors, "
+            "HNSW index built after the load), measured on a fresh copy; not measured there: "
+            "the first search of a new process, the HNSW recall, the plain dense and FTS5 "
+            "baselines (SQLite's in-process index) and peak RSS (the server is another "
+            "process); disk = pg_database_size; build_s = building the store (0: reused)"
+        )
     return {
         "benchmark": "speed",
         "questions": n_queries,
-        "metrics": {str(r["size"]): r for r in rows},
-        "config": {
-            "ingest": f"{INGEST_TURNS} fresh turns via MemoryService.ingest in calls "
-            "of 16; bare = LocalEmbedder.embed on the same texts; smart = as many other turns "
-            "with mode=smart, timed until every task is done (rules, no LLM)",
-            "search": f"{n_queries} queries, limit 10, query embedding included",
-            "vectors": f"the model's up to {embed_limit:,} rows, perturbed copies past that "
-            f"(noise {SYNTHETIC_NOISE}, renormalised)",
-            "hnsw_threshold": hnsw_threshold,
-            "embedding_model": model.name,
+        "metrics": {
+            str(r["size"]) + ("" if r["backend"] == "sqlite" else " postgres"): r for r in rows
         },
+        "config": config,
         "wall_s": round(timer.seconds, 1),
     }
 
 
+COLUMNS = [
+    "size",
+    "backend",
+    "ingest_per_s",
+    "bare_embed_per_s",
+    "ingest_vs_bare",
+    "smart_ingest_per_s",
+    "direct_add_per_s",
+    "search_p50_ms",
+    "search_p95_ms",
+    "search_p99_ms",
+    "baseline_dense_p95_ms",
+    "baseline_bm25_p95_ms",
+    "hnsw_recall_at_10",
+    "first_search_s",
+    "first_search_saved_graph_s",
+    "peak_rss_mb",
+    "disk_mb",
+    "build_s",
+]
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     table = Table(title=f"speed ({report.get('cores')} cores, {report['wall_s']} s)")
-    columns = [
-        "size",
-        "ingest_per_s",
-        "bare_embed_per_s",
-        "ingest_vs_bare",
-        "smart_ingest_per_s",
-        "direct_add_per_s",
-        "search_p50_ms",
-        "search_p95_ms",
-        "search_p99_ms",
-        "baseline_dense_p95_ms",
-        "baseline_bm25_p95_ms",
-        "hnsw_recall_at_10",
-        "first_search_s",
-        "first_search_saved_graph_s",
-        "peak_rss_mb",
-        "disk_mb",
-    ]
-    for c in columns:
+    for c in COLUMNS:
         table.add_column(c.replace("_", " "), justify="right")
     for row in report["metrics"].values():
-        table.add_row(*(f"{row[c]:,}" if c == "size" else str(row[c]) for c in columns))
+        table.add_row(*(f"{row[c]:,}" if c == "size" else str(row.get(c, "-")) for c in COLUMNS))
     console.print(table)

@@ -316,20 +316,29 @@ def continuity(
 @app.command()
 def server(
     size: Annotated[int, typer.Option(help="Memories in the served store.")] = 10_000,
-    requests: Annotated[int, typer.Option(help="Requests per concurrency level.")] = 200,
-    clients: Annotated[str, typer.Option(help="Comma-separated client counts.")] = "1,4,16",
-    workers: Annotated[int, typer.Option(help="memoryd serve --workers.")] = 1,
+    seconds: Annotated[float, typer.Option(min=0.1, help="Seconds of load per client level.")] = 15,
+    clients: Annotated[str, typer.Option(help="Comma-separated client process counts.")] = "1,8,32",
+    workers: Annotated[
+        str, typer.Option(help="Comma-separated memoryd serve --workers values, run in turn.")
+    ] = "1",
+    database: DatabaseOption = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "server.json",
 ) -> None:
-    """Requests/s and latency of a real memoryd serve under concurrent clients."""
+    """A mixed load (80 % search, 20 % add) of client processes on a real memoryd serve:
+    throughput, latency and errors per operation, /health meanwhile."""
     from bench import server as sv
 
     levels = [int(c) for c in clients.split(",") if c.strip()]
-    report = sv.run(size, requests, levels, workers)
+    counts = [int(w) for w in workers.split(",") if w.strip()]
+    report = sv.run(size, seconds, levels, counts, _database(database))
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sv.print_report(report, console)
     console.print(f"report: {out}")
+    errors = sum(r["errors"] for r in report["metrics"])
+    if errors:
+        console.print(f"[red]{errors} requests failed[/red] (see the tables and the report)")
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -149,6 +149,8 @@ def machine() -> dict[str, Any]:
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "machine": platform.machine(),
+        # the machine's 1, 5 and 15 minute load averages as the run ended (its own load included)
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
 

@@ -1,21 +1,27 @@
-"""Server throughput: concurrent HTTP clients against a real ``memoryd serve``.
+"""Server under load: a mixed load of client processes against a real ``memoryd serve``.
 
-The store of the speed bench at one size is copied, served by a
-``memoryd serve`` process on a loopback port (``--no-auth``, so no key
-lookup is timed twice), and hit by 1, 4 and 16 client threads: first
-searches (``GET /v1/memories/search``, limit 10), then direct adds
-(``POST /v1/memories``). Reported per concurrency level: requests per
-second over the whole level and the latency p50 / p95 / p99 a client saw.
+The store of the speed bench at one size is copied (on SQLite, the home; on
+PostgreSQL, the size's database, see :mod:`bench.pg`) and served by one
+``memoryd serve --workers N`` process on a loopback port (``--no-auth``, so no
+key lookup is timed), for each N asked for in turn, every one on a fresh copy.
+At each client level (1, 8 and 32 by default) every client process does 80 %
+searches and 20 % writes, interleaved (:mod:`bench.load`), for the level's
+seconds. Reported per operation (search, add): throughput, latency
+p50/p95/p99 and errors (non-2xx answers or failed requests; a level with
+errors is reported, with its first error, not dropped), and ``GET /health``
+p95 sampled during the load.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +31,14 @@ from rich.progress import Progress
 from rich.table import Table
 
 from bench.common import Timer
-from bench.speed import _percentiles, build_store
+from bench.load import REQUEST_TIMEOUT_S, Plan, level
+from bench.speed import EMBED_LIMIT, build_store
 from bench.synthetic import queries, sentences
 
 START_TIMEOUT_S = 120
-REQUEST_TIMEOUT_S = 60
+WARM_UP_SEARCHES = 8  # a worker's first searches are slower (caches, the pool's connections)
+
+__all__ = ["REQUEST_TIMEOUT_S", "run", "start_serve"]
 
 
 def _free_port() -> int:
@@ -39,8 +48,10 @@ def _free_port() -> int:
         return port
 
 
-def _serve(home: Path, workers: int) -> tuple[subprocess.Popen[bytes], str]:
-    return start_serve(home, ["--no-auth", "--workers", str(workers)])
+def _serve(
+    home: Path, workers: int, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    return start_serve(home, ["--no-auth", "--workers", str(workers)], env)
 
 
 def start_serve(
@@ -65,82 +76,131 @@ def start_serve(
     raise RuntimeError("memoryd serve did not start")
 
 
-def _level(url: str, clients: int, jobs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """Run ``jobs`` (method-less: search params or add bodies) spread over ``clients``."""
-    latencies: list[float] = []
+@contextmanager
+def _served(size: int, workers: int, server: str | None, bar: Progress) -> Iterator[str]:
+    """A fresh copy of the size's store, served with ``workers`` workers: its URL."""
+    env = dict(os.environ)
+    if server:
+        from bench import pg
 
-    def worker(share: list[tuple[str, dict[str, Any]]]) -> list[float]:
-        own = []
-        with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as http:
-            for kind, payload in share:
-                started = time.perf_counter()
-                if kind == "search":
-                    response = http.get("/v1/memories/search", params=payload)
-                else:
-                    response = http.post("/v1/memories", json=payload)
-                response.raise_for_status()
-                own.append((time.perf_counter() - started) * 1000)
-        return own
-
-    shares = [jobs[i::clients] for i in range(clients)]
-    with Timer() as timer, ThreadPoolExecutor(clients) as pool:
-        for result in pool.map(worker, shares):
-            latencies += result
-    stats = _percentiles(latencies)
-    return {
-        "clients": clients,
-        "requests": len(jobs),
-        "req_per_s": round(len(jobs) / timer.seconds, 1),
-        "p50_ms": stats["p50"],
-        "p95_ms": stats["p95"],
-        "p99_ms": stats["p99"],
-    }
-
-
-def run(size: int, n_requests: int, levels: list[int], workers: int) -> dict[str, Any]:
-    with Progress() as bar:
+        template = pg.build_pg_store(server, size, bar, EMBED_LIMIT)
+        name = f"{template}_server"
+        env["MEMORYD_DATABASE_URL"] = pg.copy_database(server, template, name)
+        work = pg.pg_home(name)
+    else:
+        env.pop("MEMORYD_DATABASE_URL", None)
         store = build_store(size, bar)
-    work = store.parent / f"n{size}-server"
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(store, work)
-    rows: dict[str, Any] = {"search": [], "add": []}
-    with Timer() as wall:
-        process, url = _serve(work, workers)
+        work = store.parent / f"n{size}-server"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(store, work)
+    try:
+        process, url = _serve(work, workers, env)
         try:
-            httpx.get(f"{url}/v1/memories/search", params={"q": "warm up"}, timeout=60)
-            for clients in levels:
-                searches = [("search", {"q": q, "limit": 10}) for q in queries(n_requests)]
-                rows["search"].append(_level(url, clients, searches))
-                texts = sentences(n_requests, seed=3000 + clients)
-                adds = [("add", {"content": f"[server {clients}] {t}"}) for t in texts]
-                rows["add"].append(_level(url, clients, adds))
+            with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as http:
+                for q in queries(WARM_UP_SEARCHES * workers, seed=5):
+                    http.get("/v1/memories/search", params={"q": q}).raise_for_status()
+            yield url
         finally:
             process.terminate()
             process.wait(timeout=30)
-    shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if server:
+            pg.drop_database(server, name)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _plans(url: str, clients: int, seconds: float, tag: str) -> list[Plan]:
+    """Each client its own queries and texts (seeded, so every run sends the same)."""
+    return [
+        Plan(
+            url,
+            queries(50, seed=100 + c),
+            [f"[{tag} client {c}] {t}" for t in sentences(50, seed=5000 + c)],
+            seconds,
+        )
+        for c in range(clients)
+    ]
+
+
+def run(
+    size: int,
+    seconds: float,
+    levels: list[int],
+    workers: list[int],
+    database: str | None = None,
+) -> dict[str, Any]:
+    from bench import pg
+
+    before = [round(x, 2) for x in os.getloadavg()]  # the machine's other work
+    runs = []
+    with Timer() as wall, pg.postgres(database) if database else nullcontext("") as server:
+        for n in workers:
+            with Progress() as bar, _served(size, n, server, bar) as url:
+                tag = f"w{n}"
+                rows = [level(_plans(url, c, seconds, f"{tag} c{c}")) for c in levels]
+            runs.append(
+                {
+                    "workers": n,
+                    "database": "postgres" if database else "sqlite",
+                    "levels": rows,
+                    "errors": sum(r[k]["errors"] for r in rows for k in ("search", "add")),
+                }
+            )
     return {
         "benchmark": "server",
-        "questions": n_requests,
-        "metrics": rows,
+        "questions": sum(
+            r[k]["requests"] for x in runs for r in x["levels"] for k in ("search", "add")
+        ),
+        "metrics": runs,
         "config": {
             "size": size,
+            "load_average_before": before,
             "workers": workers,
-            "requests_per_level": n_requests,
+            "clients": levels,
+            "seconds_per_level": seconds,
+            "database": "postgres" if database else "sqlite",
+            "postgres": (
+                "a pgserver PostgreSQL in the work directory, every worker on it"
+                if database == pg.PGSERVER
+                else "a given PostgreSQL server, every worker on it"
+            )
+            if database
+            else None,
+            "mix": "each client process: 4 searches, then 1 add, over and over (80 % / 20 %)",
             "search": "GET /v1/memories/search, limit 10, query embedding included",
             "add": "POST /v1/memories with content (embedded and written before 201)",
+            "health": "GET /health every 0.1 s from the bench process during each level",
+            "errors": "non-2xx answers and failed requests (timeouts, broken connections)",
         },
         "wall_s": round(wall.seconds, 1),
     }
 
 
 def print_report(report: dict[str, Any], console: Console) -> None:
-    for kind, rows in report["metrics"].items():
+    config = report["config"]
+    for one in report["metrics"]:
         table = Table(
-            title=f"server {kind} ({report['config']['size']:,} memories, "
-            f"{report['config']['workers']} worker(s), {report.get('cores')} cores)"
+            title=f"server: {config['size']:,} memories, {one['workers']} worker(s) on "
+            f"{one['database']}, {config['seconds_per_level']} s a level, "
+            f"{report.get('cores')} cores, load average {report['machine']['load_average']}"
         )
-        for column in ("clients", "requests", "req_per_s", "p50_ms", "p95_ms", "p99_ms"):
-            table.add_column(column.replace("_", " "), justify="right")
-        for row in rows:
-            table.add_row(*(str(v) for v in row.values()))
+        table.add_column("clients", justify="right")
+        for kind in ("search", "add"):
+            for column in ("per_s", "p50_ms", "p95_ms", "p99_ms", "errors"):
+                table.add_column(f"{kind} {column.replace('_', ' ')}", justify="right")
+        table.add_column("health p95 ms", justify="right")
+        for row in one["levels"]:
+            cells = [str(row["clients"])]
+            for kind in ("search", "add"):
+                cells += [
+                    str(row[kind][c]) for c in ("per_s", "p50_ms", "p95_ms", "p99_ms", "errors")
+                ]
+            cells.append(str(row["health"]["p95_ms"]))
+            table.add_row(*cells)
         console.print(table)
+        for row in one["levels"]:
+            if "first_error" in row:
+                console.print(
+                    f"  {row['clients']} clients, first error: {row['first_error']}", markup=False
+                )

@@ -30,6 +30,7 @@ how many rows were synthetic.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -288,6 +289,7 @@ def run(
     (a URL, or ``pgserver`` for a throwaway server in the work directory)."""
     from bench import pg
 
+    before = [round(x, 2) for x in os.getloadavg()]  # the machine's other work
     model = LocalEmbedder()
     rows = []
     with Timer() as timer, pg.postgres(database) if database else nullcontext("") as server:
@@ -310,6 +312,7 @@ def run(
         f"(noise {SYNTHETIC_NOISE}, renormalised)",
         "hnsw_threshold": hnsw_threshold,
         "embedding_model": model.name,
+        "load_average_before": before,
     }
     if database:
         from memoryd.store.postgres.database import describe

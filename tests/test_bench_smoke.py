@@ -206,12 +206,19 @@ def test_startup_harness(tmp_path: Path) -> None:
 
 
 def test_server_harness(tmp_path: Path) -> None:
-    report = bench(tmp_path, "server", "--size", "200", "--requests", "6", "--clients", "1,2")
+    args = ["--size", "200", "--seconds", "1", "--clients", "1,2", "--workers", "1"]
+    report = bench(tmp_path, "server", *args)
     assert report["config"]["size"] == 200
-    for kind in ("search", "add"):
-        rows = report["metrics"][kind]
-        assert [r["clients"] for r in rows] == [1, 2]
-        assert all(r["requests"] == 6 and r["req_per_s"] > 0 and r["p95_ms"] > 0 for r in rows)
+    [one] = report["metrics"]
+    assert one["workers"] == 1 and one["database"] == "sqlite" and one["errors"] == 0
+    assert [r["clients"] for r in one["levels"]] == [1, 2]
+    for row in one["levels"]:
+        for kind in ("search", "add"):
+            assert row[kind]["requests"] > 0 and row[kind]["per_s"] > 0
+            assert row[kind]["p99_ms"] >= row[kind]["p95_ms"] >= row[kind]["p50_ms"] > 0
+        # four searches to one add, each client finishing its round
+        assert row["search"]["requests"] >= 4 * row["add"]["requests"] > 0
+        assert row["health"]["samples"] > 0 and row["health"]["errors"] == 0
 
 
 def test_proxy_harness(tmp_path: Path) -> None:

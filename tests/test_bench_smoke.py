@@ -237,3 +237,23 @@ def test_ingest_latency_harness(tmp_path: Path) -> None:
     assert report["config"]["messages"] == 3 and report["questions"] == 2
     for key in ("accept_ms", "searchable_by_words_ms", "searchable_by_meaning_ms"):
         assert report["metrics"][key]["p95"] > 0
+
+
+def test_speed_and_server_on_postgres(tmp_path: Path, postgres_server: str) -> None:
+    """Both benches beside SQLite on a PostgreSQL given by URL: the store is built once in
+    its own database and reused by the next bench, each measuring a copy."""
+    report = bench(
+        tmp_path, "speed", "--sizes", "200", "--queries", "3", "--database", postgres_server
+    )
+    assert set(report["metrics"]) == {"200", "200 postgres"}
+    row = report["metrics"]["200 postgres"]
+    assert row["backend"] == "postgres" and "baseline_bm25_p95_ms" not in row
+    assert row["ingest_per_s"] > 0 and row["search_p95_ms"] >= row["search_p50_ms"] > 0
+    assert row["disk_mb"] > 0 and "postgres" in report["config"]
+    args = ["--size", "200", "--seconds", "0.5", "--clients", "2", "--workers", "1,2"]
+    report = bench(tmp_path, "server", *args, "--database", postgres_server)
+    assert [(r["workers"], r["database"], r["errors"]) for r in report["metrics"]] == [
+        (1, "postgres", 0),
+        (2, "postgres", 0),
+    ]
+    assert all(r["levels"][0]["add"]["requests"] > 0 for r in report["metrics"])

@@ -16,6 +16,7 @@ This module imports only what a client needs: each client process loads it.
 from __future__ import annotations
 
 import multiprocessing
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
@@ -116,6 +117,22 @@ def _stats(ms: list[float]) -> dict[str, float]:
     }
 
 
+def _collect(results: Any, clients: list[Any], seconds: float) -> list[Outcome]:
+    """Every client's outcome; a client process that dies fails the level at once."""
+    deadline = time.monotonic() + seconds + REQUEST_TIMEOUT_S * ADD_EVERY
+    outcomes: list[Outcome] = []
+    while len(outcomes) < len(clients):
+        try:
+            outcomes.append(results.get(timeout=1))
+        except queue.Empty:
+            dead = [p.exitcode for p in clients if p.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(f"a client process exited with {dead[0]}") from None
+            if time.monotonic() > deadline:
+                raise TimeoutError("the clients did not finish") from None
+    return outcomes
+
+
 def level(plans: list[Plan]) -> dict[str, Any]:
     """Run every plan in its own process at once; per operation: throughput over the
     level's wall time, latency percentiles and errors; /health sampled meanwhile."""
@@ -129,8 +146,7 @@ def level(plans: list[Plan]) -> dict[str, Any]:
     try:
         ready.wait(timeout=START_TIMEOUT_S)
         health.start()
-        wait = START_TIMEOUT_S + max(p.seconds for p in plans) + REQUEST_TIMEOUT_S * ADD_EVERY
-        outcomes: list[Outcome] = [results.get(timeout=wait) for _ in plans]
+        outcomes = _collect(results, clients, max(p.seconds for p in plans))
     finally:
         health.stop.set()
         for process in clients:

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from bench.common import SHARED_DATA, WORK_DIR, bench_embedder, git_commit, machine, write_report
 from memoryd.retrieve.config import RECIPES, SearchConfig
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -224,7 +225,7 @@ def speed(
     ] = 200_000,
     hnsw_threshold: Annotated[
         int, typer.Option(help="Rows past which a space searches an HNSW graph.")
-    ] = 200_000,
+    ] = DEFAULT_HNSW_THRESHOLD,
     out: Annotated[Path, typer.Option()] = REPORTS / "speed.json",
 ) -> None:
     """Ingest throughput, search latency p50/p95/p99, peak RSS and disk per size."""

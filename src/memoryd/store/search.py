@@ -8,7 +8,6 @@ by the store's change counter (``seq``) before it answers.
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -33,8 +32,9 @@ BM25_PROBE_FACTOR = 4
 # leg O(its rows) (about 11 ms for three words in 5 % of 100k rows each, against 1 ms when
 # they must co-occur), while its IDF is too small to decide much. Candidates then come
 # from the rare words, or from rows that hold the common words together, and only when
-# those are fewer than asked for from the plain OR. Below this many rows every query is
-# the plain OR: small stores (and the benchmarks' conversations) rank as they always did.
+# those are fewer than asked for from the plain OR too; each query ranks at most this many
+# of the newest rows it matches. Below this many rows every query is the plain OR: small
+# stores (and the benchmarks' conversations) rank as they always did.
 COMMON_TERM_ROWS = 2_000
 
 
@@ -103,12 +103,15 @@ class SearchLegs(SpaceStore):
         with space.lock:
             return space.search(query, k, live_at=live_at, allowed=allowed)
 
-    def _word_plans(self, terms: Sequence[str]) -> tuple[list[str], bool]:
-        """Narrower MATCH expressions to try before the plain OR of ``terms``, best first,
+    def _word_plan(self, terms: Sequence[str]) -> tuple[str | None, bool]:
+        """A narrower MATCH expression to try before the plain OR of ``terms`` (None: none),
         and whether the plain OR is broad (some word is common: ``COMMON_TERM_ROWS``).
 
-        Counting a word's rows walks its posting list without scoring it, which
-        costs a small fraction of ranking them.
+        The narrower one is the OR of the rare words and of the common ones
+        together (every common word in one row). It holds the same words as
+        the plain OR where two or more are common, so their BM25 scores can be
+        compared. Counting a word's rows walks its posting list without
+        scoring it, a small fraction of the cost of ranking them.
         """
         counts = {
             t: self.conn.execute(
@@ -121,41 +124,48 @@ class SearchLegs(SpaceStore):
         rare = [quote_term(t) for t in terms if 0 < counts[t] <= COMMON_TERM_ROWS]
         common = [quote_term(t) for t in terms if counts[t] > COMMON_TERM_ROWS]
         if not common:
-            return [], False
+            return None, False
         together = [" AND ".join(common)] if len(common) > 1 else []
-        if len(common) > 2:  # any two of them
-            together.append(
-                " OR ".join(f"({a} AND {b})" for a, b in itertools.combinations(common, 2))
-            )
-        if rare:
-            return [" OR ".join([*rare, *(f"({c})" for c in together[:1])])], True
-        return together, True
+        if not rare:
+            return (together[0] if together else None), True
+        return " OR ".join([*rare, *(f"({t})" for t in together)]), True
 
     def _keyword_rows(
         self, table: str, match: str, terms: Sequence[str], where: str, params: list[Any], k: int
     ) -> list[tuple[int, float]]:
         """The ``k`` best rows of one index for ``match``.
 
-        On the words index, a narrower plan's rows come first when it finds
-        ``k`` (``_word_plans``); a broad plain OR then ranks only the newest
-        ``COMMON_TERM_ROWS`` rows it matches, so no query scores more rows than
-        that however common its words.
+        Where a word of the query is common, the words index answers from the
+        narrower plan (``_word_plan``) when it finds ``k`` rows; otherwise from
+        both it and the plain OR, best score first. Each of them ranks only the
+        newest ``COMMON_TERM_ROWS`` rows it matches, so no query scores more
+        rows than that however common its words.
         """
-        newer_than = 0
-        if table == "memories_fts":
-            plans, broad = self._word_plans(terms)
-            for narrower in plans:
-                rows = self._fts_top(table, narrower, where, params, k)
-                if len(rows) >= k:
-                    return rows
-            if broad:
-                edge = self.conn.execute(
-                    f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
-                    "LIMIT 1 OFFSET ?",
-                    (match, COMMON_TERM_ROWS),
-                ).fetchone()
-                newer_than = 0 if edge is None else int(edge[0])
-        return self._fts_top(table, match, where, params, k, newer_than)
+        if table != "memories_fts":
+            return self._fts_top(table, match, where, params, k)
+        narrower, broad = self._word_plan(terms)
+        if not broad:
+            return self._fts_top(table, match, where, params, k)
+        found: dict[int, float] = {}
+        if narrower is not None:
+            rows = self._fts_top(table, narrower, where, params, k, self._window(table, narrower))
+            if len(rows) >= k:
+                return rows
+            found.update(rows)
+        for rowid, score in self._fts_top(
+            table, match, where, params, k, self._window(table, match)
+        ):
+            found[rowid] = max(found.get(rowid, score), score)
+        return sorted(found.items(), key=lambda kv: -kv[1])[:k]
+
+    def _window(self, table: str, match: str) -> int:
+        """The rowid past which lie the newest ``COMMON_TERM_ROWS`` rows ``match`` finds
+        (0: it finds no more than that). Walks the matches newest first, unscored."""
+        edge = self.conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (match, COMMON_TERM_ROWS),
+        ).fetchone()
+        return 0 if edge is None else int(edge[0])
 
     def _fts_top(
         self,

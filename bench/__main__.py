@@ -1,5 +1,5 @@
 """``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, startup,
-continuity, server, proxy, ingest-latency.
+continuity, server, proxy, rerank, ingest-latency.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -337,6 +337,25 @@ def proxy(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     px.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def rerank(
+    size: Annotated[int, typer.Option(help="Memories in the store.")] = 10_000,
+    queries: Annotated[int, typer.Option(help="Searches with and without the reranker.")] = 100,
+    model_ms: Annotated[
+        float, typer.Option(help="How long the stand-in model takes to answer.")
+    ] = 0.0,
+    out: Annotated[Path, typer.Option()] = REPORTS / "rerank.json",
+) -> None:
+    """What the LLM reranker (stage 6) costs a search, against a scripted stand-in model."""
+    from bench import rerank as rr
+
+    report = rr.run(size, queries, model_ms)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    rr.print_report(report, console)
     console.print(f"report: {out}")
 
 

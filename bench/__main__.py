@@ -1,5 +1,5 @@
 """``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, startup,
-continuity, server, proxy, ingest-latency.
+continuity, server, proxy, rerank, ingest-latency.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -16,6 +16,7 @@ from rich.table import Table
 
 from bench.common import SHARED_DATA, WORK_DIR, bench_embedder, git_commit, machine, write_report
 from memoryd.retrieve.config import RECIPES, SearchConfig
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -238,7 +239,7 @@ def speed(
     ] = 200_000,
     hnsw_threshold: Annotated[
         int, typer.Option(help="Rows past which a space searches an HNSW graph.")
-    ] = 200_000,
+    ] = DEFAULT_HNSW_THRESHOLD,
     database: DatabaseOption = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "speed.json",
 ) -> None:
@@ -361,6 +362,25 @@ def proxy(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     px.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def rerank(
+    size: Annotated[int, typer.Option(help="Memories in the store.")] = 10_000,
+    queries: Annotated[int, typer.Option(help="Searches with and without the reranker.")] = 100,
+    model_ms: Annotated[
+        float, typer.Option(help="How long the stand-in model takes to answer.")
+    ] = 0.0,
+    out: Annotated[Path, typer.Option()] = REPORTS / "rerank.json",
+) -> None:
+    """What the LLM reranker (stage 6) costs a search, against a scripted stand-in model."""
+    from bench import rerank as rr
+
+    report = rr.run(size, queries, model_ms)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    rr.print_report(report, console)
     console.print(f"report: {out}")
 
 

@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import subprocess
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -42,13 +41,13 @@ from starlette.routing import Route
 from bench.common import Timer
 from bench.server import start_serve
 from bench.speed import _percentiles, build_store
+from bench.stand_in import serve_app
 from bench.synthetic import queries
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenancy.tenants import Tenants
 
 CHUNKS = 20
 REQUEST_TIMEOUT_S = 60
-UPSTREAM_START_S = 10
 
 
 # ---------------------------------------------------------------------- the upstream
@@ -74,18 +73,9 @@ async def _completions(request: Request) -> StreamingResponse:
 
 
 def _start_upstream() -> tuple[str, uvicorn.Server]:
-    app = Starlette(routes=[Route("/v1/chat/completions", _completions, methods=["POST"])])
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + UPSTREAM_START_S
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the scripted upstream did not start")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1", server
+    return serve_app(
+        Starlette(routes=[Route("/v1/chat/completions", _completions, methods=["POST"])])
+    )
 
 
 # ---------------------------------------------------------------------- memoryd serve

@@ -71,7 +71,10 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
 
 
 def _disk_mb(home: Path) -> float:
-    return round(sum(p.stat().st_size for p in home.glob("memoryd.db*")) / 2**20, 1)
+    """The database with its WAL and its saved HNSW graphs (``memoryd.db-graphs/``)."""
+    files = (p for p in home.glob("memoryd.db*/**/*") if p.is_file())
+    database = (p for p in home.glob("memoryd.db*") if p.is_file())
+    return round(sum(p.stat().st_size for p in (*database, *files)) / 2**20, 1)
 
 
 def _peak_rss_mb() -> float:

@@ -232,6 +232,14 @@ def test_proxy_harness(tmp_path: Path) -> None:
         assert row["search_1_client_ms"]["p50"] > 0
 
 
+def test_rerank_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "rerank", "--size", "200", "--queries", "4")
+    metrics = report["metrics"]
+    assert metrics["calls"] == 4  # one chat call a search
+    assert metrics["prompt_tokens_p50"] > 0
+    assert metrics["with_llm_rerank"]["p50"] > 0 and metrics["without"]["p50"] > 0
+
+
 def test_ingest_latency_harness(tmp_path: Path) -> None:
     report = bench(tmp_path, "ingest-latency", "--rounds", "2", "--messages", "3", "--chars", "300")
     assert report["config"]["messages"] == 3 and report["questions"] == 2

@@ -45,8 +45,8 @@ class Settings(BaseSettings):
     embed_dimensions: int | None = None
     embed_batch_size: int = 8
 
-    # cross-encoder rerank (stage 6); empty provider skips the stage
-    rerank_provider: Literal["", "jina", "voyage", "cohere", "pinecone"] = ""
+    # cross-encoder rerank (stage 6); empty provider skips the stage; "llm": the LLM below
+    rerank_provider: Literal["", "jina", "voyage", "cohere", "pinecone", "llm"] = ""
     rerank_api_key: str = ""
     rerank_model: str = ""
     rerank_base_url: str = ""

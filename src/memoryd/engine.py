@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memoryd.ingest.embed_queue import EmbedQueue
     from memoryd.ingest.noise import NoiseFilter
     from memoryd.retrieve import Retriever
+    from memoryd.retrieve.cross_encoder import CrossEncoder
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +96,27 @@ class Engine:
 
         if self._retriever is None:
             s = self.settings
-            reranker = create_cross_encoder(
-                s.rerank_provider, s.rerank_api_key, s.rerank_model, s.rerank_base_url
-            )
+            reranker: CrossEncoder | None
+            if s.rerank_provider == "llm":
+                reranker = self._llm_reranker()
+            else:
+                reranker = create_cross_encoder(
+                    s.rerank_provider, s.rerank_api_key, s.rerank_model, s.rerank_base_url
+                )
             self._retriever = Retriever(self.store, self.embedder, reranker)
         return self._retriever
+
+    def _llm_reranker(self) -> CrossEncoder:
+        from memoryd.llm import create_llm
+        from memoryd.retrieve.llm_rerank import LlmCrossEncoder
+
+        llm = create_llm(self.settings)
+        if llm is None:
+            raise ValidationError(
+                "MEMORYD_RERANK_PROVIDER=llm reranks with the LLM: set MEMORYD_LLM_BASE_URL "
+                "and MEMORYD_LLM_MODEL too"
+            )
+        return LlmCrossEncoder(llm)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Vectors for ``texts``, computed once per distinct text and model."""

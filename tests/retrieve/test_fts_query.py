@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryd.store.fts import STOPWORDS, _quote, build_query, has_cjk, word_terms
+from memoryd.store.fts import STOPWORDS, build_query, has_cjk, quote_term, word_terms
 
 
 def test_stopwords_dropped() -> None:
@@ -37,7 +37,7 @@ def test_single_digits_dropped_longer_numbers_kept() -> None:
     assert word_terms("python 3 version 3.12 in 2024") == ["python", "version", "12", "2024"]
 
 
-def test_fts_syntax_is_quoted_not_interpreted() -> None:
+def test_fts_syntax_isquote_termd_not_interpreted() -> None:
     # AND / OR are stop words once lower-cased; NEAR, column filters, prefix stars,
     # minus signs and parentheses lose their meaning: only quoted words remain
     q = build_query('C++ AND "rust" OR NEAR(vim) -emacs* col:value ^start')
@@ -49,9 +49,9 @@ def test_identifiers_with_underscores_stay_whole() -> None:
     assert build_query("ERR_CONN_RESET my_var").words == '"err_conn_reset" OR "my_var"'
 
 
-def test_quote_escapes_double_quotes() -> None:
-    assert _quote("vim") == '"vim"'
-    assert _quote('say "hi"') == '"say ""hi"""'
+def testquote_term_escapes_doublequote_terms() -> None:
+    assert quote_term("vim") == '"vim"'
+    assert quote_term('say "hi"') == '"say ""hi"""'
 
 
 def test_stopword_list_has_seed_noise_words() -> None:

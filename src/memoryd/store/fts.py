@@ -179,7 +179,8 @@ class FtsQuery:
         return not (self.words or self.trigrams or self.bigrams or self.substrings)
 
 
-def _quote(term: str) -> str:
+def quote_term(term: str) -> str:
+    """``term`` as one FTS5 phrase (user punctuation is never read as query syntax)."""
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -220,7 +221,7 @@ def build_query(text: str) -> FtsQuery:
     terms = word_terms(text)
     query = FtsQuery(terms=terms)
     if terms:
-        query.words = " OR ".join(_quote(t) for t in terms)
+        query.words = " OR ".join(quote_term(t) for t in terms)
     runs = CJK_RUN.findall(text)
     if runs:
         grams: dict[str, None] = {}
@@ -233,7 +234,7 @@ def build_query(text: str) -> FtsQuery:
             pairs.update({p: None for p in cjk_bigrams(run).split() if len(p) == BIGRAM})
         grams.update({t: None for t in terms if len(t) >= TRIGRAM})
         if grams:
-            query.trigrams = " OR ".join(_quote(g) for g in grams)
+            query.trigrams = " OR ".join(quote_term(g) for g in grams)
         if pairs:
-            query.bigrams = " OR ".join(_quote(p) for p in pairs)
+            query.bigrams = " OR ".join(quote_term(p) for p in pairs)
     return query

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
 from memoryd.models import (
@@ -91,8 +91,6 @@ def from_us(value: int | None) -> datetime | None: ...
 def from_us(value: int | None) -> datetime | None:
     if value is None:
         return None
-    from datetime import timedelta
-
     return _EPOCH + timedelta(microseconds=value)
 
 
@@ -114,20 +112,43 @@ def memory_to_row(memory: Memory) -> tuple[Any, ...]:
     return tuple(values)
 
 
+_TIME_INDEXES = tuple(MEMORY_COLUMNS.index(c) for c in TIME_COLUMNS)
+_JSON_INDEXES = tuple(MEMORY_COLUMNS.index(c) for c in JSON_LISTS)
+_ENUMS = tuple(
+    (MEMORY_COLUMNS.index(c), e)
+    for c, e in (
+        ("category", Category),
+        ("memory_type", MemoryType),
+        ("state", State),
+        ("tier", Tier),
+    )
+)
+_RELATIONS = MEMORY_COLUMNS.index("relations")
+_PROVENANCE = MEMORY_COLUMNS.index("provenance")
+
+
 def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
-    data = dict(zip(MEMORY_COLUMNS, tuple(row)[: len(MEMORY_COLUMNS)], strict=True))
-    for column in TIME_COLUMNS:
-        data[column] = from_us(data[column])
-    data["category"] = Category(data["category"])
-    data["memory_type"] = MemoryType(data["memory_type"])
-    data["state"] = State(data["state"])
-    data["tier"] = Tier(data["tier"])
-    for column in JSON_LISTS:
-        data[column] = json.loads(data[column])
-    data["relations"] = [Relation.model_validate(r) for r in json.loads(data["relations"])]
-    prov = data["provenance"]
-    data["provenance"] = None if prov is None else Provenance.model_validate_json(prov)
-    return Memory.model_construct(**data)
+    """A row as a Memory, built without validation (the row was valid when written).
+
+    Every search turns its 30-60 candidates into memories, so this is on the
+    read path's budget: columns are converted by position, and the JSON
+    columns that hold nothing (most of them) are not parsed.
+    """
+    values = list(tuple(row)[: len(MEMORY_COLUMNS)])
+    for i in _TIME_INDEXES:
+        if values[i] is not None:
+            values[i] = _EPOCH + timedelta(microseconds=values[i])
+    for i, enum in _ENUMS:
+        values[i] = enum(values[i])
+    for i in _JSON_INDEXES:
+        values[i] = [] if values[i] == "[]" else json.loads(values[i])
+    relations = values[_RELATIONS]
+    values[_RELATIONS] = (
+        [] if relations == "[]" else [Relation.model_validate(r) for r in json.loads(relations)]
+    )
+    prov = values[_PROVENANCE]
+    values[_PROVENANCE] = None if prov is None else Provenance.model_validate_json(prov)
+    return Memory.model_construct(**dict(zip(MEMORY_COLUMNS, values, strict=True)))
 
 
 def vector_to_blob(vector: np.ndarray[Any, Any] | None) -> bytes | None:

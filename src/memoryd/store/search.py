@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
     from memoryd.store.vector_index import VectorIndex
 
+# rows read from the store at a time when a space's vector index catches up
+INDEX_BATCH = 10_000
 # the keyword leg ranks this many times k in the index before filtering
 BM25_PROBE_FACTOR = 4
 # a word held by more rows than this is a common term (Elasticsearch's "common terms"
@@ -53,13 +55,20 @@ class SearchLegs(SpaceStore):
                 return
             # search never returns archived ones, nor tool output unless asked (which
             # then finds it by its words): the filters rely on the index holding neither
-            rows = conn.execute(
+            total = int(
+                conn.execute(
+                    "SELECT count(*) FROM memories WHERE space_id = ? AND seq > ?",
+                    (space_id, space.seq),
+                ).fetchone()[0]
+            )
+            cursor = conn.execute(
                 "SELECT rowid, vector, state = 'active' AND NOT EXISTS (SELECT 1 FROM "
                 "json_each(marks) WHERE json_each.value = ?), invalidated_at, valid_to, "
                 "expires_at, valid_from, seq FROM memories WHERE space_id = ? AND seq > ?",
                 (TOOL_OUTPUT_MARK, space_id, space.seq),
-            ).fetchall()
-            space.apply(
+            )
+            # in batches: a million rows read at once would hold every vector twice
+            batches = (
                 [
                     IndexRow(
                         rowid=r[0],
@@ -72,9 +81,10 @@ class SearchLegs(SpaceStore):
                         seq=r[7],
                     )
                     for r in rows
-                ],
-                seq,
+                ]
+                for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), [])
             )
+            space.apply_batches(batches, seq, total)
 
     def allowed_rowids(
         self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter

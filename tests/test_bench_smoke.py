@@ -230,3 +230,31 @@ def test_ingest_latency_harness(tmp_path: Path) -> None:
     assert report["config"]["messages"] == 3 and report["questions"] == 2
     for key in ("accept_ms", "searchable_by_words_ms", "searchable_by_meaning_ms"):
         assert report["metrics"][key]["p95"] > 0
+
+
+def test_crosslingual_harness(tmp_path: Path) -> None:
+    path = tmp_path / "crosslingual.json"
+    facts = [
+        {"memory": "我喜欢喝绿茶", "en": "what does the user drink", "zh": "用户喜欢喝什么"},
+        {
+            "memory": "My son is allergic to penicillin",
+            "en": "what is the son allergic to",
+            "zh": "用户的儿子对什么药过敏",
+        },
+    ]
+    suite = {
+        "memories": ["我的猫叫小白", "I like coffee"],
+        "questions": [{"q": "猫叫什么", "memory": "我的猫叫小白"}],
+    }
+    path.write_text(
+        json.dumps({"facts": facts, "distractors": ["I bought a keyboard"], "test_suite": suite})
+    )
+    report = bench(tmp_path, "crosslingual", str(path), "--models", "multilingual")
+    assert report["questions"] == 5
+    result = report["metrics"]["multilingual"]
+    assert result["model"] == "use-multilingual-v3"
+    assert set(result["dense"]) == {"en→zh", "zh→zh", "zh→en", "en→en", "test suite"}
+    for leg in ("dense", "memoryd"):
+        for scores in result[leg].values():
+            assert 0.0 <= scores["recall@1"] <= scores["recall@5"] <= 1.0
+    assert result["speed"]["texts_per_s"] > 0 and result["speed"]["query_p50_ms"] > 0

@@ -285,7 +285,7 @@ def crosslingual(
     for name, result in report["metrics"].items():
         sp = result["speed"]
         console.print(
-            f"{name} ({result['model']}): {sp['texts_per_s']} texts/s "
+            f"{name} ({result['model']}): loaded in {sp['load_s']} s, {sp['texts_per_s']} texts/s "
             f"({sp['mean_chars']} chars), query p50 {sp['query_p50_ms']} ms, "
             f"p95 {sp['query_p95_ms']} ms, load {sp['load_before']} → {sp['load_after']}",
             markup=False,

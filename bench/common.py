@@ -88,6 +88,12 @@ class CachedEmbedder(Embedder):
             found.update(rows)
         return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
 
+    def embed_query(self, text: str) -> Vectors:
+        # a model with a query prefix embeds a search unlike a memory: not from the cache
+        if type(self.inner).embed_query is Embedder.embed_query:
+            return self.embed_one(text)
+        return self.inner.embed_query(text)
+
 
 def bench_model(threads: int | None = None) -> Embedder:
     """The model ``MEMORYD_EMBEDDER`` names, as memoryd would load it: the bundled one

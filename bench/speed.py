@@ -45,11 +45,18 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.common import SMART_TASK_TIMEOUT_S, WORK_DIR, Timer, bench_embedder
+from bench.common import (
+    SMART_TASK_TIMEOUT_S,
+    WORK_DIR,
+    Timer,
+    bench_embedder,
+    bench_model,
+    bench_model_name,
+)
 from bench.synthetic import queries, sentences
 from memoryd.config import load_settings
 from memoryd.embed import Embedder
-from memoryd.embed.local import LocalEmbedder
+from memoryd.embed.local import MODEL_NAME as BUNDLED_MODEL
 from memoryd.models import Category, Memory, MemoryType
 from memoryd.service import MemoryService
 from memoryd.store.fts import build_query
@@ -84,6 +91,9 @@ def _peak_rss_mb() -> float:
 def build_store(size: int, bar: Progress, embed_limit: int = EMBED_LIMIT) -> Path:
     """A home holding ``size`` synthetic memories, built once and reused."""
     home = STORES / (f"n{size}" if size <= embed_limit else f"n{size}-e{embed_limit}")
+    model = bench_model_name()
+    if model != BUNDLED_MODEL:  # a store holds one model's vectors
+        home = home.with_name(f"{home.name}-{model}")
     marker = home / "complete"
     if marker.exists():
         return home
@@ -154,7 +164,7 @@ def first_search(home: Path, threshold: int) -> tuple[float, str]:
     return round(float(answer["s"]), 2), str(answer["graph"])
 
 
-def graph_recall(svc: MemoryService, model: LocalEmbedder) -> float | None:
+def graph_recall(svc: MemoryService, model: Embedder) -> float | None:
     """Top-10 recall of the space's HNSW graph against the exact scan (None: no graph)."""
     index = svc.engine.sqlite_store.index  # the in-process graph: SQLite only
     assert index is not None, "bind the model first"
@@ -170,7 +180,7 @@ def graph_recall(svc: MemoryService, model: LocalEmbedder) -> float | None:
     return round(found / (10 * RECALL_QUERIES), 4)
 
 
-def workload(svc: MemoryService, size: int, n_queries: int, model: LocalEmbedder) -> dict[str, Any]:
+def workload(svc: MemoryService, size: int, n_queries: int, model: Embedder) -> dict[str, Any]:
     """What every backend is measured on: raw, smart and direct writes, then searches."""
     svc.search("warm up", touch=False)  # load the vector index once, as a server would
     fresh = [f"[{size}] {t}" for t in sentences(INGEST_TURNS, seed=1000 + size)]
@@ -216,7 +226,7 @@ def workload(svc: MemoryService, size: int, n_queries: int, model: LocalEmbedder
     }
 
 
-def baselines(svc: MemoryService, n_queries: int, model: LocalEmbedder) -> dict[str, Any]:
+def baselines(svc: MemoryService, n_queries: int, model: Embedder) -> dict[str, Any]:
     """A plain dense scan of the in-process matrix and a plain FTS5 BM25 query (SQLite)."""
     dense_ms, bm25_ms = [], []
     matrix = svc.engine.sqlite_store.index.space(svc.space_id)  # type: ignore[union-attr]
@@ -241,7 +251,7 @@ def baselines(svc: MemoryService, n_queries: int, model: LocalEmbedder) -> dict[
 
 
 def measure(
-    size: int, home: Path, n_queries: int, model: LocalEmbedder, threshold: int
+    size: int, home: Path, n_queries: int, model: Embedder, threshold: int
 ) -> dict[str, Any]:
     work = home.parent / f"{home.name}-run"
     shutil.rmtree(work, ignore_errors=True)
@@ -261,7 +271,7 @@ def measure(
 
 
 def measure_postgres(
-    size: int, server: str, n_queries: int, model: LocalEmbedder, embed_limit: int
+    size: int, server: str, n_queries: int, model: Embedder, embed_limit: int
 ) -> dict[str, Any]:
     """The same workload on a copy of the size's PostgreSQL store (``bench.pg``)."""
     from bench import pg
@@ -293,7 +303,7 @@ def run(
     from bench import pg
 
     before = [round(x, 2) for x in os.getloadavg()]  # the machine's other work
-    model = LocalEmbedder()
+    model = bench_model()
     rows = []
     with Timer() as timer, pg.postgres(database) if database else nullcontext("") as server:
         for size in sorted(sizes):
@@ -308,7 +318,7 @@ def run(
                 rows.append(row)
     config: dict[str, Any] = {
         "ingest": f"{INGEST_TURNS} fresh turns via MemoryService.ingest in calls "
-        "of 16; bare = LocalEmbedder.embed on the same texts; smart = as many other turns "
+        "of 16; bare = the model's embed on the same texts; smart = as many other turns "
         "with mode=smart, timed until every task is done (rules, no LLM)",
         "search": f"{n_queries} queries, limit 10, query embedding included",
         "vectors": f"the model's up to {embed_limit:,} rows, perturbed copies past that "

@@ -265,3 +265,31 @@ def test_speed_and_server_on_postgres(tmp_path: Path, postgres_server: str) -> N
         (2, "postgres", 0),
     ]
     assert all(r["levels"][0]["add"]["requests"] > 0 for r in report["metrics"])
+
+
+def test_crosslingual_harness(tmp_path: Path) -> None:
+    path = tmp_path / "crosslingual.json"
+    facts = [
+        {"memory": "我喜欢喝绿茶", "en": "what does the user drink", "zh": "用户喜欢喝什么"},
+        {
+            "memory": "My son is allergic to penicillin",
+            "en": "what is the son allergic to",
+            "zh": "用户的儿子对什么药过敏",
+        },
+    ]
+    suite = {
+        "memories": ["我的猫叫小白", "I like coffee"],
+        "questions": [{"q": "猫叫什么", "memory": "我的猫叫小白"}],
+    }
+    path.write_text(
+        json.dumps({"facts": facts, "distractors": ["I bought a keyboard"], "test_suite": suite})
+    )
+    report = bench(tmp_path, "crosslingual", str(path), "--models", "multilingual")
+    assert report["questions"] == 5
+    result = report["metrics"]["multilingual"]
+    assert result["model"] == "use-multilingual-v3"
+    assert set(result["dense"]) == {"en→zh", "zh→zh", "zh→en", "en→en", "test suite"}
+    for leg in ("dense", "memoryd"):
+        for scores in result[leg].values():
+            assert 0.0 <= scores["recall@1"] <= scores["recall@5"] <= 1.0
+    assert result["speed"]["texts_per_s"] > 0 and result["speed"]["query_p50_ms"] > 0

@@ -38,7 +38,8 @@ class Settings(BaseSettings):
     database_url: str = ""
 
     # embeddings
-    embedder: Literal["local", "openai"] = "local"
+    # local: the bundled English MiniLM; multilingual: USE multilingual v3 (an optional extra)
+    embedder: Literal["local", "multilingual", "openai"] = "local"
     embed_model: str = ""  # openai-compatible model name (local ignores it)
     embed_base_url: str = "https://api.openai.com/v1"
     embed_api_key: str = ""

@@ -20,6 +20,10 @@ def create_embedder(settings: Settings) -> Embedder:
             dimensions=settings.embed_dimensions,
             batch_size=settings.embed_batch_size,
         )
+    if settings.embedder == "multilingual":
+        from memoryd.embed.multilingual import MultilingualEmbedder
+
+        return MultilingualEmbedder()
     from memoryd.embed.local import LocalEmbedder
 
     return LocalEmbedder(batch_size=settings.embed_batch_size)

@@ -43,6 +43,11 @@ class Embedder(ABC):
         row: Vectors = self.embed([text])[0]
         return row
 
+    def embed_query(self, text: str) -> Vectors:
+        """A search query's vector. The same as a memory's for symmetric models; a model
+        trained with separate query and passage prefixes (E5, BGE) overrides it."""
+        return self.embed_one(text)
+
 
 def normalize_rows(vectors: Vectors) -> Vectors:
     """Unit rows, so a dot product is the cosine. A zero row is an error, never stored."""

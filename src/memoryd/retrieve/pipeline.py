@@ -114,7 +114,7 @@ class Retriever:
         self._embed_cached = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_fresh)
 
     def _embed_fresh(self, query: str) -> npt.NDArray[np.float32]:
-        vector = self.embedder.embed_one(query)
+        vector = self.embedder.embed_query(query)
         vector.flags.writeable = False  # shared by every search of this query
         return vector
 

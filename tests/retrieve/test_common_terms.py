@@ -9,11 +9,15 @@ lowered here so that a handful of rows shows each case.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memoryd.embed.local import LocalEmbedder
 from memoryd.service import MemoryService
 from memoryd.store import search
 from memoryd.store.filters import MemoryFilter
+from memoryd.store.postgres import memories as pg_memories
 
 COMMON = 4
 
@@ -104,3 +108,21 @@ def test_below_the_threshold_a_query_is_the_plain_or(
     ]
     assert keyword(service, "budget meeting", 20) == plain
     assert len(plain) == 14  # the rows holding one of the two words
+
+
+def test_postgres_ranks_a_broad_match_within_its_newest_rows(
+    tmp_path: Path,
+    embedder: LocalEmbedder,
+    postgres_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pg_memories, "COMMON_TERM_ROWS", COMMON)
+    monkeypatch.setenv("MEMORYD_DATABASE_URL", postgres_url)
+    svc = MemoryService(tmp_path, embedder=embedder)
+    try:
+        added = [svc.add(f"budget line {i}") for i in range(8)]
+        found = svc.store.bm25_search(svc.tenant_id, svc.space_id, "budget", 20, MemoryFilter())
+        newest = {m.id for m in added[-COMMON:]}
+        assert {m.id for m in svc.store.by_rowids([r for r, _ in found]).values()} == newest
+    finally:
+        svc.close()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
-from memoryd.store.fts import BIGRAM, build_query, quote_term
+from memoryd.store.fts import BIGRAM, COMMON_TERM_ROWS, build_query, quote_term
 from memoryd.store.rows import blob_to_vector, to_us
 from memoryd.store.spaces import SpaceStore
 
@@ -29,15 +29,6 @@ if TYPE_CHECKING:
 INDEX_BATCH = 10_000
 # the keyword leg ranks this many times k in the index before filtering
 BM25_PROBE_FACTOR = 4
-# a word held by more rows than this is a common term (Elasticsearch's "common terms"
-# query): FTS5 scores every row an OR query matches, so a common word makes the keyword
-# leg O(its rows) (about 11 ms for three words in 5 % of 100k rows each, against 1 ms when
-# they must co-occur), while its IDF is too small to decide much. Candidates then come
-# from the rare words, or from rows that hold the common words together, and only when
-# those are fewer than asked for from the plain OR too; each query ranks at most this many
-# of the newest rows it matches. Below this many rows every query is the plain OR: small
-# stores (and the benchmarks' conversations) rank as they always did.
-COMMON_TERM_ROWS = 2_000
 
 
 class SearchLegs(SpaceStore):

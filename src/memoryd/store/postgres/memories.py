@@ -20,7 +20,7 @@ import psycopg
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import TOOL_OUTPUT_MARK, Memory, State, utcnow
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.fts import CJK_RUN, word_terms
+from memoryd.store.fts import CJK_RUN, COMMON_TERM_ROWS, word_terms
 from memoryd.store.postgres.database import Conn
 from memoryd.store.postgres.filters import contains, where_clause
 from memoryd.store.postgres.imports import PgImports
@@ -525,10 +525,13 @@ class PgMemories(PgImports):
         scored: dict[int, float] = {}
         if terms:
             query = "(" + " || ".join("plainto_tsquery('english', %s)" for _ in terms) + ")"
+            # ranked within the newest COMMON_TERM_ROWS rows that match, as SQLite's common
+            # terms are: ts_rank_cd over every match of a common word is what costs
             rows = self.all(
-                f"SELECT m.rowid, ts_rank_cd(m.words, {query}) FROM memories m "
-                f"WHERE m.words @@ {query} AND {where} ORDER BY 2 DESC, m.rowid LIMIT %s",
-                (*terms, *terms, *params, k),
+                f"SELECT c.rowid, ts_rank_cd(c.words, {query}) FROM (SELECT m.rowid, m.words "
+                f"FROM memories m WHERE m.words @@ {query} AND {where} "
+                "ORDER BY m.rowid DESC LIMIT %s) c ORDER BY 2 DESC, c.rowid LIMIT %s",
+                (*terms, *terms, *params, COMMON_TERM_ROWS, k),
             )
             for rowid, score in rows:
                 scored[int(rowid)] = float(score)

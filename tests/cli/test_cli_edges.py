@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,26 @@ def test_users_keep_their_memories_apart(tmp_path: Path) -> None:
     assert ok_json(home, "--user", "alice", "get", alice["id"][:8])["tenant_id"] == "user:alice"
     bad = run(home, "--user", "not a user", "list")
     assert bad.code == 1 and "invalid user_id" in bad.err
+
+
+@pytest.mark.parametrize("command", [["list"], ["stats"], ["--help"]])
+def test_commands_that_do_not_embed_load_neither_numpy_nor_the_model(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Start-up time: NumPy alone costs a command about 140 ms on 2 cores."""
+    home = tmp_path / "home"
+    ok(home, "list")  # the home exists
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = ['memoryd', '--home', {str(home)!r}, *{command!r}]\n"
+        "try:\n"
+        "    runpy.run_module('memoryd', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = [m for m in ('numpy', 'onnxruntime', 'httpx') if m in sys.modules]\n"
+        "print('LOADED', heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert "LOADED []" in done.stderr, done.stderr[-2000:]

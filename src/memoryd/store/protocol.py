@@ -14,10 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memoryd.errors import StorageDamagedError
 from memoryd.models import (
@@ -35,6 +32,11 @@ from memoryd.store.filters import MemoryFilter
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.scopes import Viewer
 from memoryd.store.sessions import RawMessage
+
+if TYPE_CHECKING:
+    # annotations only: a command that reads the store (memoryd list) never loads NumPy
+    import numpy as np
+    import numpy.typing as npt
 
 # A backend's transaction handle (sqlite3.Connection, psycopg.Connection): it comes
 # from ``write()`` or ``read()`` and goes back into the same store's methods only.

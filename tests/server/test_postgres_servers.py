@@ -38,6 +38,34 @@ def _tasks(url: str) -> dict[str, tuple[str, str | None, int]]:
     return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
 
+def _freeze_a_server_mid_task(
+    url: str, owners: dict[str, subprocess.Popen[str]]
+) -> tuple[subprocess.Popen[str], set[str]]:
+    """The server running a task, stopped (SIGSTOP) while the task is still running, and
+    the tasks it holds. A task can end between seeing it run and the stop landing: the
+    server is then let go on (SIGCONT) and the next running task is caught instead."""
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        tasks = _tasks(url)
+        assert {s for s, _, _ in tasks.values()} != {"completed"}, "no task was caught running"
+        running = [c for s, c, _ in tasks.values() if s == "running"]
+        if not running:
+            time.sleep(0.005)
+            continue
+        prefix = next(p for p in owners if (running[0] or "").startswith(p))
+        process = owners[prefix]
+        process.send_signal(signal.SIGSTOP)  # frozen: the task it holds cannot finish now
+        held = {
+            t
+            for t, (s, c, _) in _tasks(url).items()
+            if s == "running" and (c or "").startswith(prefix)
+        }
+        if held:
+            return process, held
+        process.send_signal(signal.SIGCONT)
+    raise AssertionError("no task was caught running")
+
+
 def test_two_servers_share_memories_and_tasks_and_survive_a_kill(
     tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -74,25 +102,9 @@ def test_two_servers_share_memories_and_tasks_and_survive_a_kill(
             # one space's tasks run one at a time, on whichever server claims first:
             # kill the server that runs one now
             owners = {f"{socket.gethostname()}:{p.pid}/": p for p in (one, two)}
-            deadline = time.monotonic() + TIMEOUT_S
-            running: list[tuple[str, str | None]] = []
-            while not running:
-                assert time.monotonic() < deadline, "no task ever ran"
-                time.sleep(0.005)
-                running = [
-                    (t, c) for t, (s, c, _) in _tasks(postgres_url).items() if s == "running"
-                ]
-            prefix = next(p for p in owners if (running[0][1] or "").startswith(p))
-            victim = owners[prefix]
+            victim, cut_short = _freeze_a_server_mid_task(postgres_url, owners)
             victim.send_signal(signal.SIGKILL)
             victim.wait(timeout=30)
-            # a task takes about a second; the kill lands within milliseconds of seeing it
-            cut_short = {
-                t
-                for t, (s, c, _) in _tasks(postgres_url).items()
-                if s == "running" and (c or "").startswith(prefix)
-            }
-            assert cut_short, "the task ended before the kill landed"
             killed = victim
             survivor = b if victim is one else a
 
@@ -115,4 +127,5 @@ def test_two_servers_share_memories_and_tasks_and_survive_a_kill(
     finally:
         for process in (one, two):
             if process is not killed:
+                process.send_signal(signal.SIGCONT)  # one frozen by a failure: let it stop
                 stop_process(process)

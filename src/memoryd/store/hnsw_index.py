@@ -5,9 +5,9 @@ it owns the rows, their vectors and their validity. This graph only proposes
 candidates: it is searched for a few times more rows than asked for, and the
 caller drops the ones that are no longer there or not live, then scores the
 rest exactly from its own matrix. The graph is built with `usearch`_ over inner
-product on unit vectors (the same number as cosine) and stored as int8,
-a quarter of the float32 rows; the exact re-scoring makes that rounding
-invisible in the scores.
+product on unit vectors (the same number as cosine) and stored as float16,
+which halves its memory; the exact re-scoring makes that rounding invisible
+in the scores.
 
 .. _usearch: https://github.com/unum-cloud/USearch
 """
@@ -35,18 +35,20 @@ DEFAULT_HNSW_THRESHOLD = 50_000
 
 # Graph parameters. Measured with the bundled 384-dimensional model on 100k
 # synthetic memories (the speed bench's), 40 candidates re-scored exactly: top-10
-# recall 1.0 against the exact scan with int8 and with float16 vectors in the
-# graph; int8 builds in 12 s against 34 s (2 cores), searches in 0.7 ms against
-# 1.1 ms, and takes 0.65 KiB a vector on disk against 1.0 KiB, beside the 1.5 KiB
-# float32 row of the exact index. Random unit vectors, which have no structure,
-# are the worst case: 0.99 at 5k vectors but far less at 50k.
+# recall 1.0 against the exact scan with float16 vectors in the graph (and with
+# int8, which builds in 12 s against 34 s and searches in 0.7 ms against 1.1 ms,
+# but on random unit vectors, the worst case, gives a filtered search that is not
+# the exact answer about one build in three: tests/store/test_hnsw_index.py); about
+# 1.0 KiB a vector on disk beside the 1.5 KiB float32 row of the exact index.
+# Random unit vectors, which have no structure, are the worst case: 0.99 at 5k
+# vectors but far less at 50k.
 CONNECTIVITY = 32  # "M": links per node and layer
 EXPANSION_ADD = 128  # "efConstruction": breadth of the search that places a new node
 EXPANSION_SEARCH = 256  # "ef": breadth of a query (usearch widens it to the count asked for)
 
-# the layout of a saved graph and its description (GraphFile); 2: int8 vectors (1: float16,
-# rebuilt when found)
-GRAPH_FORMAT = 2
+# the layout of a saved graph and its description (GraphFile): float16 vectors (a graph of
+# another format is rebuilt)
+GRAPH_FORMAT = 1
 
 # batches smaller than this are added on the calling thread
 _PARALLEL_ADD = 256
@@ -64,7 +66,7 @@ class HnswGraph:
         self._index: Index = Index(
             ndim=dim,
             metric=MetricKind.IP,
-            dtype=ScalarKind.I8,
+            dtype=ScalarKind.F16,
             connectivity=CONNECTIVITY,
             expansion_add=EXPANSION_ADD,
             expansion_search=EXPANSION_SEARCH,

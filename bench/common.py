@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from rich.progress import Progress
+from rich.table import Table
 
 from memoryd.embed import Embedder, Vectors
 from memoryd.embed.local import LocalEmbedder
@@ -263,3 +264,13 @@ def summarize(
         g: {group_metric: mean(v), "n": len(v)} for g, v in sorted(groups.items())
     }
     return metrics
+
+
+def percentile_table(title: str, first: str, rows: dict[str, dict[str, float]]) -> Table:
+    """A table of p50 / p95 / p99 in ms, one row per name (``first`` heads the names)."""
+    table = Table(title=title)
+    for column in (first, "p50 ms", "p95 ms", "p99 ms"):
+        table.add_column(column, justify="right")
+    for name, row in rows.items():
+        table.add_row(name, *(str(row[k]) for k in ("p50", "p95", "p99")))
+    return table

@@ -18,9 +18,8 @@ from typing import Any
 
 import httpx
 from rich.console import Console
-from rich.table import Table
 
-from bench.common import WORK_DIR, Timer
+from bench.common import WORK_DIR, Timer, percentile_table
 from bench.server import REQUEST_TIMEOUT_S, _serve
 from bench.speed import _percentiles
 from bench.synthetic import sentences
@@ -113,14 +112,12 @@ def run(rounds: int, messages: int, chars: int, mode: str) -> dict[str, Any]:
 
 def print_report(report: dict[str, Any], console: Console) -> None:
     c = report["config"]
-    table = Table(
-        title=f"ingest latency: {c['rounds']} requests of {c['messages']} messages x "
-        f"{c['chars_per_message']} chars ({c['mode']}), {report.get('cores')} cores"
+    table = percentile_table(
+        f"ingest latency: {c['rounds']} requests of {c['messages']} messages x "
+        f"{c['chars_per_message']} chars ({c['mode']}), {report.get('cores')} cores",
+        "metric",
+        report["metrics"],
     )
-    for column in ("metric", "p50 ms", "p95 ms", "p99 ms"):
-        table.add_column(column, justify="right")
-    for name, row in report["metrics"].items():
-        table.add_row(name, *(str(row[k]) for k in ("p50", "p95", "p99")))
     console.print(table)
 
 

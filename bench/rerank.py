@@ -20,13 +20,12 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress
-from rich.table import Table
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from bench.common import Timer
+from bench.common import Timer, percentile_table
 from bench.speed import _percentiles, build_store
 from bench.stand_in import serve_app
 from bench.synthetic import queries
@@ -130,14 +129,12 @@ def run(size: int, n_queries: int, model_ms: float) -> dict[str, Any]:
 
 def print_report(report: dict[str, Any], console: Console) -> None:
     m = report["metrics"]
-    table = Table(
-        title=f"LLM rerank ({report['config']['size']:,} memories, stand-in model answering "
-        f"in {report['config']['model_ms']} ms, {report.get('cores')} cores)"
+    table = percentile_table(
+        f"LLM rerank ({report['config']['size']:,} memories, stand-in model answering "
+        f"in {report['config']['model_ms']} ms, {report.get('cores')} cores)",
+        "search",
+        {name: m[name] for name in ("without", "with_llm_rerank")},
     )
-    for column in ("search", "p50 ms", "p95 ms", "p99 ms"):
-        table.add_column(column, justify="right")
-    for name in ("without", "with_llm_rerank"):
-        table.add_row(name, *(str(m[name][p]) for p in ("p50", "p95", "p99")))
     console.print(table)
     console.print(
         f"{m['calls']} calls for {report['questions']} searches; prompt p50 "

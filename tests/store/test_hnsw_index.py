@@ -125,6 +125,40 @@ def test_dead_and_expired_rows_are_never_returned() -> None:
     assert approx.search(vectors[deleted[0] - 1], 1)[0][0] != deleted[0]
 
 
+def test_a_creation_window_is_the_exact_answer_within_it() -> None:
+    """created_after / created_before are kept by the index itself (no SQL over the rows):
+    exact and graph answer the brute-force top 10 of the rows created in [after, before)."""
+    rng = np.random.default_rng(17)
+    vectors = unit(rng, 3000)
+    exact, approx = SpaceIndex(dim=DIM), SpaceIndex(dim=DIM, hnsw_threshold=1000)
+    for index in (exact, approx):
+        index.apply(
+            [
+                IndexRow(i + 1, v, True, None, None, None, created_at=NOW + i)
+                for i, v in enumerate(vectors)
+            ]
+        )
+    assert approx.graph is not None
+    for after, before in ((NOW + 500, None), (None, NOW + 2000), (NOW + 1000, NOW + 1100)):
+        inside = np.arange(3000)
+        if after is not None:
+            inside = inside[NOW + inside >= after]
+        if before is not None:
+            inside = inside[NOW + inside < before]
+        for q in unit(rng, 5):
+            scores = vectors[inside] @ q
+            want = [int(inside[i]) + 1 for i in np.argsort(-scores)[:10]]
+            for index in (exact, approx):
+                got = index.search(q, 10, live_at=NOW + 5000, created=(after, before))
+                assert [r for r, _ in got] == want
+    # the window is on creation, the live check on validity: both hold at once
+    expired = IndexRow(1001, vectors[1000], True, None, None, NOW + 1, created_at=NOW + 1000)
+    for index in (exact, approx):
+        index.apply([expired])
+        got = index.search(vectors[1000], 3, live_at=NOW + 5000, created=(NOW + 1000, None))
+        assert 1001 not in [r for r, _ in got]
+
+
 def test_too_few_live_candidates_fall_back_to_the_exact_scan() -> None:
     rng = np.random.default_rng(5)
     vectors = unit(rng, 1500)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memoryd.models import TOOL_OUTPUT_MARK
@@ -55,7 +56,8 @@ class SearchLegs(SpaceStore):
             cursor = conn.execute(
                 "SELECT rowid, vector, state = 'active' AND NOT EXISTS (SELECT 1 FROM "
                 "json_each(marks) WHERE json_each.value = ?), invalidated_at, valid_to, "
-                "expires_at, valid_from, seq FROM memories WHERE space_id = ? AND seq > ?",
+                "expires_at, valid_from, seq, created_at FROM memories "
+                "WHERE space_id = ? AND seq > ?",
                 (TOOL_OUTPUT_MARK, space_id, space.seq),
             )
             # in batches: a million rows read at once would hold every vector twice
@@ -70,6 +72,7 @@ class SearchLegs(SpaceStore):
                         expires_at=r[5],
                         valid_from=r[6],
                         seq=r[7],
+                        created_at=r[8],
                     )
                     for r in rows
                 ]
@@ -99,10 +102,16 @@ class SearchLegs(SpaceStore):
         self._sync_index(space_id)
         assert self.index is not None
         space = self.index.space(space_id)
-        allowed = self.allowed_rowids(tenant_id, [space_id], f) if f.is_narrowing() else None
+        # the index knows when each row was created: a time window alone needs no SQL
+        window = replace(f, created_after=None, created_before=None)
+        allowed = self.allowed_rowids(tenant_id, [space_id], f) if window.is_narrowing() else None
         live_at = None if f.as_of is not None or f.live_at is None else to_us(f.live_at)
+        created = (
+            None if f.created_after is None else to_us(f.created_after),
+            None if f.created_before is None else to_us(f.created_before),
+        )
         with space.lock:
-            return space.search(query, k, live_at=live_at, allowed=allowed)
+            return space.search(query, k, live_at=live_at, allowed=allowed, created=created)
 
     def _word_plan(self, terms: Sequence[str]) -> tuple[str | None, bool]:
         """A narrower MATCH expression to try before the plain OR of ``terms`` (None: none),

@@ -52,6 +52,7 @@ class IndexRow:
     expires_at: int | None
     valid_from: int | None = None
     seq: int | None = None  # the store's change counter at the row's last write
+    created_at: int = 0  # microseconds: a search's created_after/created_before window
 
 
 @dataclass
@@ -69,6 +70,8 @@ class SpaceIndex:
     ends: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     # the start of each row's validity, -NEVER when it always held
     starts: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    # when each row was created (microseconds): a time window is filtered here, not in SQL
+    created: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     position: dict[int, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     # the approximate graph over every row above, while the space is large
@@ -89,12 +92,15 @@ class SpaceIndex:
         matrix = np.zeros((capacity, self.dim), np.float32)
         ends = np.zeros(capacity, np.int64)
         starts = np.zeros(capacity, np.int64)
+        created = np.zeros(capacity, np.int64)
         if self.size:
             rowids[: self.size] = self.rowids[: self.size]
             matrix[: self.size] = self.matrix[: self.size]
             ends[: self.size] = self.ends[: self.size]
             starts[: self.size] = self.starts[: self.size]
+            created[: self.size] = self.created[: self.size]
         self.rowids, self.matrix, self.ends, self.starts = rowids, matrix, ends, starts
+        self.created = created
 
     def apply(self, rows: list[IndexRow], seq: int | None = None) -> None:
         """Upsert live rows, drop dead ones; ``seq``: the store's counter they bring it to.
@@ -153,6 +159,7 @@ class SpaceIndex:
         ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
         self.ends[at] = min(ends) if ends else NEVER
         self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
+        self.created[at] = row.created_at
 
     def _update_graph(
         self, stale: list[int], fresh: list[int], written: npt.NDArray[np.int64], seq: int | None
@@ -228,6 +235,7 @@ class SpaceIndex:
             self.matrix[at] = self.matrix[last]
             self.ends[at] = self.ends[last]
             self.starts[at] = self.starts[last]
+            self.created[at] = self.created[last]
             self.position[moved] = at
         del self.position[removed]
         self.size = last
@@ -238,8 +246,13 @@ class SpaceIndex:
         k: int,
         live_at: int | None = None,
         allowed: npt.NDArray[np.int64] | None = None,
+        created: tuple[int | None, int | None] = (None, None),
     ) -> list[tuple[int, float]]:
         """Top ``k`` (rowid, cosine) pairs, best first.
+
+        ``live_at`` keeps the rows valid at that instant; ``created`` the rows
+        created in [after, before) (microseconds, None: open), which the index
+        knows itself, so a time window needs no SQL over the rows it keeps.
 
         With a graph, the graph proposes candidates and they are scored
         exactly. A filter (``allowed``) that keeps few rows is scored exactly
@@ -251,7 +264,7 @@ class SpaceIndex:
             return []
         narrow = allowed is not None and allowed.size < EXACT_FILTER_FRACTION * self.size
         if self.graph is not None and not narrow:
-            found = self._search_graph(query, k, live_at, allowed)
+            found = self._search_graph(query, k, live_at, allowed, created)
             if found is not None:
                 return found
         rowids = self.rowids[: self.size]
@@ -261,28 +274,41 @@ class SpaceIndex:
                 (self.position.get(int(r), -1) for r in allowed), np.int64, allowed.size
             )
             picks = picks[picks >= 0]
-            if picks.size == 0:
-                return []
-            scores = self.matrix[picks] @ query
-            ids = rowids[picks]
-            ends, starts = self.ends[picks], self.starts[picks]
         elif allowed is not None:
             picks = np.flatnonzero(np.isin(rowids, allowed, assume_unique=True))
-            if picks.size == 0:
-                return []
-            scores = self.matrix[picks] @ query
-            ids = rowids[picks]
-            ends, starts = self.ends[picks], self.starts[picks]
         else:
-            scores = self.matrix[: self.size] @ query
-            ids = rowids
-            ends, starts = self.ends[: self.size], self.starts[: self.size]
-        if live_at is not None:
-            scores = np.where((ends > live_at) & (starts <= live_at), scores, -np.inf)
+            picks = None
+        if picks is not None and picks.size == 0:
+            return []
+        scores = self.matrix[: self.size] @ query if picks is None else self.matrix[picks] @ query
+        at = slice(0, self.size) if picks is None else picks
+        keep = self._keep(at, live_at, created)
+        if keep is not None:
+            scores = np.where(keep, scores, -np.inf)
         k = min(k, scores.size)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
+        ids = rowids if picks is None else rowids[picks]
         return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+    def _keep(
+        self,
+        at: slice | npt.NDArray[np.int64],
+        live_at: int | None,
+        created: tuple[int | None, int | None],
+    ) -> npt.NDArray[np.bool_] | None:
+        """Which of the rows at ``at`` pass the validity and creation windows (None: all)."""
+        keep: npt.NDArray[np.bool_] | None = None
+        if live_at is not None:
+            keep = (self.ends[at] > live_at) & (self.starts[at] <= live_at)
+        after, before = created
+        if after is not None:
+            since = self.created[at] >= after
+            keep = since if keep is None else keep & since
+        if before is not None:
+            until = self.created[at] < before
+            keep = until if keep is None else keep & until
+        return keep
 
     def _search_graph(
         self,
@@ -290,6 +316,7 @@ class SpaceIndex:
         k: int,
         live_at: int | None,
         allowed: npt.NDArray[np.int64] | None = None,
+        created: tuple[int | None, int | None] = (None, None),
     ) -> list[tuple[int, float]] | None:
         """Top ``k`` by the graph, or None when fewer than ``k`` live rows came back."""
         assert self.graph is not None
@@ -303,8 +330,9 @@ class SpaceIndex:
             (self.position.get(int(r), -1) for r in candidates), np.int64, len(candidates)
         )
         picks = picks[picks >= 0]  # the graph is kept in step; this is a guard
-        if live_at is not None:
-            picks = picks[(self.ends[picks] > live_at) & (self.starts[picks] <= live_at)]
+        keep = self._keep(picks, live_at, created)
+        if keep is not None:
+            picks = picks[keep]
         if picks.size < k:
             return None
         scores = self.matrix[picks] @ query

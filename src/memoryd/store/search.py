@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from memoryd.errors import StorageError
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import BIGRAM, COMMON_TERM_ROWS, build_query, quote_term
@@ -24,10 +25,16 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from memoryd.store.vector_index import VectorIndex
+    from memoryd.store.vector_index import IndexColumns, IndexRow, VectorIndex
 
 # rows read from the store at a time when a space's vector index catches up
 INDEX_BATCH = 10_000
+# a row the vector index holds: active, and not tool output (the parameters: the mark as
+# JSON, then the mark; the first test spares most rows the parse of their marks)
+_LIVE = (
+    "state = 'active' AND (instr(marks, ?) = 0 "
+    "OR NOT EXISTS (SELECT 1 FROM json_each(marks) WHERE json_each.value = ?))"
+)
 # the keyword leg ranks this many times k in the index before filtering
 BM25_PROBE_FACTOR = 4
 
@@ -37,48 +44,90 @@ class SearchLegs(SpaceStore):
 
     def _sync_index(self, space_id: str) -> None:
         """Catch the space's index up with every committed write, from any process."""
-        from memoryd.store.vector_index import IndexRow
-
         assert self.index is not None, "bind_embedding_model() first"
         space = self.index.space(space_id)
         with space.lock, self.read() as conn:
             seq = int(conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0])
             if seq == space.seq:
                 return
-            # search never returns archived ones, nor tool output unless asked (which
-            # then finds it by its words): the filters rely on the index holding neither
             total = int(
                 conn.execute(
                     "SELECT count(*) FROM memories WHERE space_id = ? AND seq > ?",
                     (space_id, space.seq),
                 ).fetchone()[0]
             )
-            cursor = conn.execute(
-                "SELECT rowid, vector, state = 'active' AND NOT EXISTS (SELECT 1 FROM "
-                "json_each(marks) WHERE json_each.value = ?), invalidated_at, valid_to, "
-                "expires_at, valid_from, seq, created_at FROM memories "
-                "WHERE space_id = ? AND seq > ?",
-                (TOOL_OUTPUT_MARK, space_id, space.seq),
+            if space.size == 0 and space.graph is None:
+                space.load(self._index_columns(conn, space_id, space.dim), seq, total)
+            else:
+                space.apply_batches(self._index_rows(conn, space_id, space.seq), seq, total)
+
+    def _index_rows(
+        self, conn: sqlite3.Connection, space_id: str, since: int
+    ) -> Iterator[list[IndexRow]]:
+        """Every row of the space written after ``since``, live or not, in batches."""
+        from memoryd.store.vector_index import IndexRow
+
+        # search never returns archived ones, nor tool output unless asked (which
+        # then finds it by its words): the filters rely on the index holding neither
+        cursor = conn.execute(
+            f"SELECT rowid, vector, {_LIVE}, invalidated_at, valid_to, expires_at, valid_from, "
+            "seq, created_at FROM memories WHERE space_id = ? AND seq > ?",
+            (json.dumps(TOOL_OUTPUT_MARK), TOOL_OUTPUT_MARK, space_id, since),
+        )
+        # in batches: a million rows read at once would hold every vector twice
+        for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), []):
+            yield [
+                IndexRow(
+                    rowid=r[0],
+                    vector=blob_to_vector(r[1]),
+                    alive=bool(r[2]),
+                    invalidated_at=r[3],
+                    valid_to=r[4],
+                    expires_at=r[5],
+                    valid_from=r[6],
+                    seq=r[7],
+                    created_at=r[8],
+                )
+                for r in rows
+            ]
+
+    def _index_columns(
+        self, conn: sqlite3.Connection, space_id: str, dim: int
+    ) -> Iterator[IndexColumns]:
+        """The space's live rows with a vector, as columns, in batches: the first load."""
+        import numpy as np
+
+        from memoryd.store.vector_index import NEVER, IndexColumns
+
+        cursor = conn.execute(
+            "SELECT rowid, vector, min(coalesce(invalidated_at, :never), "
+            "coalesce(valid_to, :never), coalesce(expires_at, :never)), "
+            "coalesce(valid_from, -:never), created_at, seq FROM memories "
+            "WHERE space_id = :space AND vector IS NOT NULL AND "
+            + _LIVE.replace("?", ":quoted", 1).replace("?", ":mark"),
+            {
+                "never": int(NEVER),
+                "space": space_id,
+                "quoted": json.dumps(TOOL_OUTPUT_MARK),
+                "mark": TOOL_OUTPUT_MARK,
+            },
+        )
+        for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), []):
+            rowids, blobs, ends, starts, created, seqs = zip(*rows, strict=True)
+            vectors = np.frombuffer(b"".join(blobs), np.float32)
+            if vectors.size != len(rows) * dim:
+                raise StorageError(
+                    f"space {space_id}: a stored vector is not {dim}-dimensional "
+                    "(run memoryd reindex)"
+                )
+            yield IndexColumns(
+                rowids=np.array(rowids, np.int64),
+                vectors=vectors.reshape(len(rows), dim),
+                ends=np.array(ends, np.int64),
+                starts=np.array(starts, np.int64),
+                created=np.array(created, np.int64),
+                seqs=np.array(seqs, np.int64),
             )
-            # in batches: a million rows read at once would hold every vector twice
-            batches = (
-                [
-                    IndexRow(
-                        rowid=r[0],
-                        vector=blob_to_vector(r[1]),
-                        alive=bool(r[2]),
-                        invalidated_at=r[3],
-                        valid_to=r[4],
-                        expires_at=r[5],
-                        valid_from=r[6],
-                        seq=r[7],
-                        created_at=r[8],
-                    )
-                    for r in rows
-                ]
-                for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), [])
-            )
-            space.apply_batches(batches, seq, total)
 
     def allowed_rowids(
         self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter

@@ -247,6 +247,14 @@ def test_ingest_latency_harness(tmp_path: Path) -> None:
         assert report["metrics"][key]["p95"] > 0
 
 
+def test_import_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "import", "--size", "200")
+    metrics = report["metrics"]
+    assert metrics["memories"] == report["questions"] == 200  # every memory of the export
+    assert metrics["import_per_s"] > 0 and metrics["bare_embed_per_s"] > 0
+    assert metrics["import_vs_bare"] > 0
+
+
 def test_speed_and_server_on_postgres(tmp_path: Path, postgres_server: str) -> None:
     """Both benches beside SQLite on a PostgreSQL given by URL: the store is built once in
     its own database and reused by the next bench, each measuring a copy."""

@@ -226,6 +226,24 @@ def test_a_file_that_is_not_utf8_is_a_clear_error(service: MemoryService, tmp_pa
     assert all_memories(service) == []
 
 
+@pytest.mark.parametrize("escape", ["\\ud800", "\\uDC00", "\\udbff"])
+def test_a_lone_surrogate_escape_is_refused_a_pair_is_text(
+    source: MemoryService, target: MemoryService, escape: str
+) -> None:
+    """JSON may escape half of a surrogate pair, which no UTF-8 text can hold; an escaped
+    whole pair (an emoji) is ordinary text. Only lines with such an escape are walked."""
+    header, first, *rest = export_text(source).splitlines()
+    record = json.loads(first)
+    bad = json.dumps({**record, "memory": {**record["memory"], "content": "a"}})
+    bad = bad.replace('"content": "a"', f'"content": "a{escape} b"')
+    with pytest.raises(ValidationError, match="line 2 holds text that is not valid Unicode"):
+        import_jsonl(target, io.StringIO("\n".join([header, bad, *rest])))
+    assert all_memories(target) == []
+    pair = bad.replace(escape, "\\ud83d\\ude00")
+    assert import_jsonl(target, io.StringIO("\n".join([header, pair])))["imported"] == 1
+    assert [m["content"] for m in all_memories(target)] == ["a\U0001f600 b"]
+
+
 def test_round_trip_of_an_empty_store(service: MemoryService, target: MemoryService) -> None:
     text = export_text(service)
     assert len(text.splitlines()) == 1
@@ -271,6 +289,14 @@ def test_import_reports_progress(source: MemoryService, target: MemoryService) -
     imported: list[int] = []
     import_jsonl(target, io.StringIO(out.getvalue()), imported.append)
     assert sum(imported) == 10
+    twice = "\n".join([*out.getvalue().splitlines(), out.getvalue().splitlines()[1]])
+    other = MemoryService(target.home / "twice", embedder=target.embedder)
+    with other:  # a memory twice in one file is imported once
+        assert import_jsonl(other, io.StringIO(twice))["skipped"] == 1
+        assert len(all_memories(other)) == 10
+    again: list[int] = []  # every memory skipped: the bar still reaches the end
+    assert import_jsonl(target, io.StringIO(out.getvalue()), again.append)["skipped"] == 10
+    assert sum(again) == 10
 
 
 # ---------------------------------------------------------------------- malformed files

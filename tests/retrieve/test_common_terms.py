@@ -17,7 +17,7 @@ from memoryd.embed.local import LocalEmbedder
 from memoryd.service import MemoryService
 from memoryd.store import search
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.postgres import memories as pg_memories
+from memoryd.store.postgres import search as pg_search
 
 COMMON = 4
 
@@ -116,7 +116,7 @@ def test_postgres_ranks_a_broad_match_within_its_newest_rows(
     postgres_url: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(pg_memories, "COMMON_TERM_ROWS", COMMON)
+    monkeypatch.setattr(pg_search, "COMMON_TERM_ROWS", COMMON)
     monkeypatch.setenv("MEMORYD_DATABASE_URL", postgres_url)
     svc = MemoryService(tmp_path, embedder=embedder)
     try:

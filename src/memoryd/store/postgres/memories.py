@@ -1,4 +1,4 @@
-"""Memories and their history on PostgreSQL, and the two search legs.
+"""Memories and their history on PostgreSQL (the search legs: :mod:`.search`).
 
 Vectors live in the rows (pgvector), searched through an HNSW index built
 for the bound model's dimension; the keyword leg reads two GIN-indexed
@@ -18,12 +18,11 @@ import numpy.typing as npt
 import psycopg
 
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
-from memoryd.models import TOOL_OUTPUT_MARK, Memory, State, utcnow
+from memoryd.models import Memory, State, utcnow
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.fts import CJK_RUN, COMMON_TERM_ROWS, word_terms
 from memoryd.store.postgres.database import Conn
-from memoryd.store.postgres.filters import contains, where_clause
-from memoryd.store.postgres.imports import PgImports
+from memoryd.store.postgres.filters import where_clause
+from memoryd.store.postgres.search import PgSearchLegs
 from memoryd.store.rows import MEMORY_COLUMNS, SELECT_COLUMNS, memory_to_row, row_to_memory, to_us
 from memoryd.store.scopes import Viewer
 
@@ -36,13 +35,8 @@ PLACEHOLDERS = ", ".join("%s::jsonb" if c in JSONB_COLUMNS else "%s" for c in ME
 ASSIGNMENTS = ", ".join(
     f"{c} = %s::jsonb" if c in JSONB_COLUMNS else f"{c} = %s" for c in MEMORY_COLUMNS
 )
-# HNSW candidates per search: at least this many, else twice what is asked
-EF_SEARCH_MIN = 40
 # how long building the vector index may wait for writes in progress
 INDEX_LOCK_TIMEOUT = "2s"
-# the CJK grams of the ``grams`` column (migration 0001's memoryd_grams)
-CJK_GRAMS = (2, 3)
-EF_SEARCH_MAX = 1000
 HISTORY_INSERT = (
     "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
     "new_value, actor, at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
@@ -57,9 +51,7 @@ def _vector(value: npt.NDArray[np.float32] | None) -> npt.NDArray[np.float32] | 
     return None if value is None else np.asarray(value, dtype=np.float32)
 
 
-class PgMemories(PgImports):
-    dim: int | None = None
-
+class PgMemories(PgSearchLegs):
     # ------------------------------------------------------------------ the model
     def bind_embedding_model(self, name: str, dim: int, hnsw_threshold: int | None = None) -> None:
         """Record the model on first use, refuse another one afterwards; index its vectors.
@@ -462,95 +454,3 @@ class PgMemories(PgImports):
             }
             for a, o, n, actor, at in rows
         ]
-
-    # ------------------------------------------------------------------ search legs
-    def vector_search(
-        self,
-        tenant_id: str,
-        space_id: str,
-        query: npt.NDArray[np.float32],
-        k: int,
-        f: MemoryFilter,
-    ) -> list[tuple[int, float]]:
-        """(rowid, cosine similarity), best first, of active memories that pass ``f``.
-
-        The HNSW index answers first; when it gives fewer than ``k`` (a narrow
-        filter leaves few of its candidates), an exact scan of the rows that pass
-        the filter does: recall is never lost to the approximate index.
-        """
-        if self.dim is None:
-            raise StorageError("bind_embedding_model() first")
-        dim = int(self.dim)
-        where, params = where_clause(tenant_id, [space_id], f)
-        sql, mark = contains("m.marks", TOOL_OUTPUT_MARK)
-        where += f" AND m.state = 'active' AND m.vector IS NOT NULL AND NOT ({sql})"
-        params.append(mark)
-        distance = f"m.vector::vector({dim}) <=> %s::vector({dim})"
-        vector = _vector(query)
-        with self.write() as conn:
-            ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * k))
-            conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
-            rows = conn.execute(
-                f"SELECT m.rowid, 1 - ({distance}) FROM memories m WHERE {where} "
-                f"ORDER BY {distance} LIMIT %s",
-                (vector, *params, vector, k),
-            ).fetchall()
-            if len(rows) < k:
-                rows = conn.execute(
-                    f"SELECT c.rowid, 1 - (c.vector::vector({dim}) <=> %s::vector({dim})) "
-                    f"FROM (SELECT m.rowid, m.vector FROM memories m WHERE {where} OFFSET 0) c "
-                    f"ORDER BY c.vector::vector({dim}) <=> %s::vector({dim}) LIMIT %s",
-                    (vector, *params, vector, k),
-                ).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows]
-
-    def bm25_search(
-        self, tenant_id: str, space_id: str, text: str, k: int, f: MemoryFilter
-    ) -> list[tuple[int, float]]:
-        """Keyword leg: (rowid, relevance, higher is better), best first.
-
-        English words match by stem (``ts_rank_cd`` over the ``words`` column);
-        Chinese and Japanese by their two- and three-character grams (``grams``),
-        and a lone character by a substring scan, as in SQLite.
-        """
-        where, params = where_clause(tenant_id, [space_id], f)
-        terms = word_terms(text)
-        grams: dict[str, None] = {}
-        lone: list[str] = []
-        for run in CJK_RUN.findall(text):
-            if len(run) == 1:
-                lone.append(run)
-            for size in CJK_GRAMS:
-                grams.update({run[i : i + size]: None for i in range(len(run) - size + 1)})
-        scored: dict[int, float] = {}
-        if terms:
-            query = "(" + " || ".join("plainto_tsquery('english', %s)" for _ in terms) + ")"
-            # ranked within the newest COMMON_TERM_ROWS rows that match, as SQLite's common
-            # terms are: ts_rank_cd over every match of a common word is what costs
-            rows = self.all(
-                f"SELECT c.rowid, ts_rank_cd(c.words, {query}) FROM (SELECT m.rowid, m.words "
-                f"FROM memories m WHERE m.words @@ {query} AND {where} "
-                "ORDER BY m.rowid DESC LIMIT %s) c ORDER BY 2 DESC, c.rowid LIMIT %s",
-                (*terms, *terms, *params, COMMON_TERM_ROWS, k),
-            )
-            for rowid, score in rows:
-                scored[int(rowid)] = float(score)
-        if grams:
-            # the lexemes are CJK characters only, so they need no quoting
-            query = " | ".join(f"'{g}'" for g in grams)
-            rows = self.all(
-                "SELECT m.rowid, ts_rank_cd(m.grams, %s::tsquery) FROM memories m "
-                f"WHERE m.grams @@ %s::tsquery AND {where} ORDER BY 2 DESC, m.rowid LIMIT %s",
-                (query, query, *params, k),
-            )
-            for rowid, score in rows:
-                scored[int(rowid)] = max(scored.get(int(rowid), 0.0), float(score))
-        for sub in lone:  # a lone character is indexed only where it stands alone
-            floor = min(scored.values(), default=1.0) * 0.5
-            for (rowid,) in self.all(
-                f"SELECT m.rowid FROM memories m WHERE {where} AND "
-                "(strpos(m.content, %s) > 0 OR strpos(m.l0_abstract, %s) > 0) LIMIT %s",
-                (*params, sub, sub, k),
-            ):
-                scored.setdefault(int(rowid), floor)
-        return sorted(scored.items(), key=lambda kv: -kv[1])[:k]

@@ -91,20 +91,21 @@ def _retrieval(
     run: Callable[..., dict[str, Any]],
     path: Path,
     limit: int | None,
-    options: tuple[bool, str, str, int],
     out: Path,
     keys: list[str],
+    *,
+    baselines: bool,
+    recipe: str,
+    ingest: str,
+    jobs: int,
 ) -> None:
-    """Run a retrieval benchmark with the bench model; ``options``: baselines, recipe,
-    ingest mode and jobs, as the command got them."""
-    baselines, recipe, ingest, jobs = options
+    """Run a retrieval benchmark with the bench model and print its report."""
     check_ingest(ingest)
-    config = recipe_named(recipe)
     report = run(
         path,
         limit,
         bench_embedder(),
-        config=config,
+        config=recipe_named(recipe),
         baselines=baselines,
         ingest_mode=ingest,
         jobs=jobs,
@@ -127,7 +128,17 @@ def longmemeval(
     from bench import longmemeval as lme
 
     keys = ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"]
-    _retrieval(lme.run, path, limit, (baselines, recipe, ingest, jobs), out, keys)
+    _retrieval(
+        lme.run,
+        path,
+        limit,
+        out,
+        keys,
+        baselines=baselines,
+        recipe=recipe,
+        ingest=ingest,
+        jobs=jobs,
+    )
 
 
 @app.command()
@@ -145,7 +156,9 @@ def locomo(
     from bench import locomo as lc
 
     keys = ["recall@5", "recall@10", "session_R@5_any"]
-    _retrieval(lc.run, path, limit, (baselines, recipe, ingest, jobs), out, keys)
+    _retrieval(
+        lc.run, path, limit, out, keys, baselines=baselines, recipe=recipe, ingest=ingest, jobs=jobs
+    )
 
 
 def _is_longmemeval(path: Path) -> bool:

@@ -29,12 +29,13 @@ if TYPE_CHECKING:
 
 # rows read from the store at a time when a space's vector index catches up
 INDEX_BATCH = 10_000
-# a row the vector index holds: active, and not tool output (the parameters: the mark as
-# JSON, then the mark; the first test spares most rows the parse of their marks)
+# a row the vector index holds: active, and not tool output (the first test spares most
+# rows the parse of their marks); its parameters are _LIVE_PARAMS
 _LIVE = (
-    "state = 'active' AND (instr(marks, ?) = 0 "
-    "OR NOT EXISTS (SELECT 1 FROM json_each(marks) WHERE json_each.value = ?))"
+    "state = 'active' AND (instr(marks, :quoted_mark) = 0 "
+    "OR NOT EXISTS (SELECT 1 FROM json_each(marks) WHERE json_each.value = :mark))"
 )
+_LIVE_PARAMS = {"quoted_mark": json.dumps(TOOL_OUTPUT_MARK), "mark": TOOL_OUTPUT_MARK}
 # the keyword leg ranks this many times k in the index before filtering
 BM25_PROBE_FACTOR = 4
 
@@ -50,16 +51,16 @@ class SearchLegs(SpaceStore):
             seq = int(conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0])
             if seq == space.seq:
                 return
-            total = int(
-                conn.execute(
-                    "SELECT count(*) FROM memories WHERE space_id = ? AND seq > ?",
-                    (space_id, space.seq),
-                ).fetchone()[0]
-            )
             if space.size == 0 and space.graph is None:
+                # sized once, and told whether the space is large enough for its graph
+                total = int(
+                    conn.execute(
+                        "SELECT count(*) FROM memories WHERE space_id = ?", (space_id,)
+                    ).fetchone()[0]
+                )
                 space.load(self._index_columns(conn, space_id, space.dim), seq, total)
-            else:
-                space.apply_batches(self._index_rows(conn, space_id, space.seq), seq, total)
+            else:  # a few rows written since: the arrays grow as they need
+                space.apply_batches(self._index_rows(conn, space_id, space.seq), seq)
 
     def _index_rows(
         self, conn: sqlite3.Connection, space_id: str, since: int
@@ -71,8 +72,8 @@ class SearchLegs(SpaceStore):
         # then finds it by its words): the filters rely on the index holding neither
         cursor = conn.execute(
             f"SELECT rowid, vector, {_LIVE}, invalidated_at, valid_to, expires_at, valid_from, "
-            "seq, created_at FROM memories WHERE space_id = ? AND seq > ?",
-            (json.dumps(TOOL_OUTPUT_MARK), TOOL_OUTPUT_MARK, space_id, since),
+            "seq, created_at FROM memories WHERE space_id = :space AND seq > :since",
+            {**_LIVE_PARAMS, "space": space_id, "since": since},
         )
         # in batches: a million rows read at once would hold every vector twice
         for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), []):
@@ -103,14 +104,8 @@ class SearchLegs(SpaceStore):
             "SELECT rowid, vector, min(coalesce(invalidated_at, :never), "
             "coalesce(valid_to, :never), coalesce(expires_at, :never)), "
             "coalesce(valid_from, -:never), created_at, seq FROM memories "
-            "WHERE space_id = :space AND vector IS NOT NULL AND "
-            + _LIVE.replace("?", ":quoted", 1).replace("?", ":mark"),
-            {
-                "never": int(NEVER),
-                "space": space_id,
-                "quoted": json.dumps(TOOL_OUTPUT_MARK),
-                "mark": TOOL_OUTPUT_MARK,
-            },
+            f"WHERE space_id = :space AND vector IS NOT NULL AND {_LIVE}",
+            {**_LIVE_PARAMS, "never": int(NEVER), "space": space_id},
         )
         for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), []):
             rowids, blobs, ends, starts, created, seqs = zip(*rows, strict=True)

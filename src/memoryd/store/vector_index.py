@@ -149,9 +149,7 @@ class SpaceIndex:
         pairs = np.concatenate(written).reshape(-1, 2) if written else np.zeros((0, 2), np.int64)
         self._update_graph(stale, fresh, pairs, seq)
         if seq is not None:
-            self.seq = seq
-            if self.save_due():
-                self.save()
+            self._caught_up(seq)
 
     def load(self, batches: Iterable[IndexColumns], seq: int, total: int = 0) -> None:
         """Fill an empty index with live rows, a batch of columns at a time (``total`` rows,
@@ -184,6 +182,10 @@ class SpaceIndex:
             )
             pairs = np.concatenate(written) if written else np.zeros((0, 2), np.int64)
             self._update_graph([], [], pairs, seq, None if prefetch is None else prefetch.result)
+        self._caught_up(seq)
+
+    def _caught_up(self, seq: int) -> None:
+        """The index holds every write up to ``seq``: keep the graph if enough changed."""
         self.seq = seq
         if self.save_due():
             self.save()
@@ -351,15 +353,15 @@ class SpaceIndex:
             picks = None
         if picks is not None and picks.size == 0:
             return []
-        scores = self.matrix[: self.size] @ query if picks is None else self.matrix[picks] @ query
         at = slice(0, self.size) if picks is None else picks
+        scores = self.matrix[at] @ query
         keep = self._keep(at, live_at, created)
         if keep is not None:
             scores = np.where(keep, scores, -np.inf)
         k = min(k, scores.size)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        ids = rowids if picks is None else rowids[picks]
+        ids = self.rowids[at]
         return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
     def _keep(

@@ -25,10 +25,6 @@ EF_SEARCH_MAX = 1000
 CJK_GRAMS = (2, 3)
 
 
-def _vector(value: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    return np.asarray(value, dtype=np.float32)
-
-
 class PgSearchLegs(PgImports):
     dim: int | None = None  # the bound model's, set by bind_embedding_model
 
@@ -55,7 +51,7 @@ class PgSearchLegs(PgImports):
         where += f" AND m.state = 'active' AND m.vector IS NOT NULL AND NOT ({sql})"
         params.append(mark)
         distance = f"m.vector::vector({dim}) <=> %s::vector({dim})"
-        vector = _vector(query)
+        vector = np.asarray(query, dtype=np.float32)
         with self.write() as conn:
             ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * k))
             conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")

@@ -12,12 +12,15 @@ process, single client:
 * direct adds through ``MemoryService.add``, in memories/s;
 * search latency p50/p95/p99 with the query embedding included, beside a
   plain dense scan and a plain FTS5 BM25 query over the same rows;
-* peak RSS of the process and the store's size on disk;
+* peak RSS of the process through that work (before the bench's own exact
+  scans for the baselines and the graph's recall, which read every vector)
+  and the store's size on disk;
 * the first search of a new process on the store (opening it, loading the
   model and the vector index, building or loading the HNSW graph), twice:
-  the first process finds no saved graph, the second loads the one the
-  first saved; and, where the space has a graph, the recall of its top 10
-  against the exact top 10.
+  the first process finds no saved graph or rows and reads every row from
+  SQLite, the second loads the graph and the rows the first saved; and,
+  where the space has a graph, the recall of its top 10 against the exact
+  top 10.
 
 Past ``--embed-limit`` rows the store is filled with synthetic vectors:
 the first ``embed-limit`` texts are embedded by the model (cached), every
@@ -147,13 +150,15 @@ from memoryd.service import MemoryService
 svc = MemoryService(settings=load_settings(sys.argv[1], hnsw_threshold=int(sys.argv[2])))
 svc.search("where does my sister live", touch=False)
 space = svc.store.index.space(svc.space_id)
-print(json.dumps({"s": time.perf_counter() - started, "graph": space.graph_origin}))
+took = time.perf_counter() - started
+print(json.dumps({"s": took, "graph": space.graph_origin, "rows": space.rows_origin}))
 svc.close()
 """
 
 
-def first_search(home: Path, threshold: int) -> tuple[float, str]:
-    """Seconds from a new process's start to its first search's answer, and its graph's origin."""
+def first_search(home: Path, threshold: int) -> tuple[float, str, str]:
+    """Seconds from a new process's start to its first search's answer, and where its
+    graph ("built", "loaded", "": none) and its rows ("store", "saved") came from."""
     done = subprocess.run(
         [sys.executable, "-c", FIRST_SEARCH, str(home), str(threshold)],
         capture_output=True,
@@ -161,7 +166,7 @@ def first_search(home: Path, threshold: int) -> tuple[float, str]:
         check=True,
     )
     answer = json.loads(done.stdout.strip().splitlines()[-1])
-    return round(float(answer["s"]), 2), str(answer["graph"])
+    return round(float(answer["s"]), 2), str(answer["graph"]), str(answer["rows"])
 
 
 def graph_recall(svc: MemoryService, model: Embedder) -> float | None:
@@ -257,14 +262,17 @@ def measure(
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(home, work)
     out: dict[str, Any] = {"size": size, "backend": "sqlite"}
-    out["first_search_s"], origin = first_search(work, threshold)
-    out["first_search_saved_graph_s"], again = first_search(work, threshold)
+    out["first_search_s"], origin, rows = first_search(work, threshold)
+    out["first_search_saved_graph_s"], again, rows_again = first_search(work, threshold)
     out["graph"] = f"{origin}, then {again}" if origin else "none"
+    out["index_rows"] = f"{rows}, then {rows_again}"  # saved past ROWS_FILE_MIN rows
     settings = load_settings(work, hnsw_threshold=threshold)
     with MemoryService(settings=settings, embedder=model) as svc:
         out.update(workload(svc, size, n_queries, model))
+        # memoryd's own peak: the bench's exact scans below read every vector of the space
+        out["peak_rss_mb"] = _peak_rss_mb()
         out.update(baselines(svc, n_queries, model))
-        out.update(hnsw_recall_at_10=graph_recall(svc, model), peak_rss_mb=_peak_rss_mb())
+        out["hnsw_recall_at_10"] = graph_recall(svc, model)
     out["disk_mb"] = _disk_mb(work)
     shutil.rmtree(work, ignore_errors=True)
     return out

@@ -175,6 +175,7 @@ def test_speed_harness(tmp_path: Path) -> None:
     row = report["metrics"]["300"]
     assert row["synthetic_rows"] == 100
     assert row["graph"] == "built, then loaded"
+    assert row["index_rows"] == "store, then store"  # too few to keep on disk (ROWS_FILE_MIN)
     assert 0.0 <= row["hnsw_recall_at_10"] <= 1.0
     for key in (
         "first_search_s",

@@ -18,7 +18,8 @@ import pytest
 from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
 from memoryd.service import MemoryService
-from memoryd.store.vector_index import IndexRow, SpaceIndex, VectorIndex
+from memoryd.store.index_arrays import IndexRow
+from memoryd.store.vector_index import SpaceIndex, VectorIndex
 
 DIM = 384
 THRESHOLD = 500
@@ -44,6 +45,14 @@ def opened(graph_dir: Path, model: str = "model-a") -> SpaceIndex:
     return VectorIndex(DIM, THRESHOLD, graph_dir=graph_dir, model=model).space("space-1")
 
 
+def saved(space: SpaceIndex, held: list[IndexRow], seq: int) -> SpaceIndex:
+    """``space`` caught up to ``held`` at ``seq``, then kept on disk as the store does."""
+    space.apply(held, seq=seq)
+    assert space.save_due()
+    space.save()
+    return space
+
+
 def keys(space: SpaceIndex) -> set[int]:
     assert space.graph is not None
     return set(space.graph.keys().tolist())
@@ -52,10 +61,13 @@ def keys(space: SpaceIndex) -> set[int]:
 def test_a_built_graph_is_saved_and_the_next_process_loads_it(
     tmp_path: Path, corpus: npt.NDArray[np.float32]
 ) -> None:
-    first = opened(tmp_path)
-    first.apply(rows(corpus), seq=10)
+    first = saved(opened(tmp_path), rows(corpus), 10)
     assert first.graph_origin == "built" and first.unsaved == 0
-    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".usearch"]
+    # the rows are kept only for spaces of ROWS_FILE_MIN rows (tests/store/test_index_rows_file.py)
+    assert sorted(p.name.split(".", 1)[1] for p in tmp_path.iterdir()) == [
+        "usearch",
+        "usearch.json",
+    ]
 
     second = opened(tmp_path)
     second.apply(rows(corpus), seq=10)
@@ -67,7 +79,7 @@ def test_a_built_graph_is_saved_and_the_next_process_loads_it(
 def test_writes_after_the_save_are_patched_into_the_loaded_graph(
     tmp_path: Path, corpus: npt.NDArray[np.float32]
 ) -> None:
-    opened(tmp_path).apply(rows(corpus), seq=10)
+    saved(opened(tmp_path), rows(corpus), 10)
     rng = np.random.default_rng(13)
     now = rows(corpus)  # what the store holds by seq 20:
     for row in now[:50]:  # deleted or archived since the save
@@ -92,8 +104,7 @@ def test_writes_after_the_save_are_patched_into_the_loaded_graph(
 def test_a_graph_that_cannot_be_trusted_is_rebuilt(
     tmp_path: Path, corpus: npt.NDArray[np.float32], damage: str
 ) -> None:
-    saved = opened(tmp_path)
-    saved.apply(rows(corpus), seq=10)
+    kept = saved(opened(tmp_path), rows(corpus), 10)
     graph = next(tmp_path.glob("*.usearch"))
     model, seq = "model-a", 10
     if damage == "truncated":  # a crash mid-write of a file that was then renamed
@@ -114,17 +125,18 @@ def test_a_graph_that_cannot_be_trusted_is_rebuilt(
     # (two builds of one corpus may differ where neighbours are near ties)
     queries = unit(np.random.default_rng(21), 10)
     exact = [set(np.argsort(-(corpus @ q))[:10] + 1) for q in queries]
-    for index in (space, saved):
+    for index in (space, kept):
         found = [{r for r, _ in index.search(q, 10)} for q in queries]
         assert sum(len(f & e) for f, e in zip(found, exact, strict=True)) >= 0.9 * 10 * 10
-    # and it saved the rebuilt graph for the next one
+    # and it saves the rebuilt graph for the next one
+    space.save()
     assert json.loads(graph.with_name(graph.name + ".json").read_text())["model"] == model
 
 
 def test_a_graph_without_its_description_is_not_used(
     tmp_path: Path, corpus: npt.NDArray[np.float32]
 ) -> None:
-    opened(tmp_path).apply(rows(corpus), seq=10)
+    saved(opened(tmp_path), rows(corpus), 10)
     for meta in tmp_path.glob("*.json"):
         meta.unlink()  # a crash between writing the graph and describing it
     space = opened(tmp_path)

@@ -17,6 +17,7 @@ from memoryd.portability import export_lines
 from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME, SQLiteStore
 from memoryd.store.postgres import PostgresStore, migrate
+from memoryd.store.search import INDEX_TOKEN
 from memoryd.tenancy.tenants import Tenants
 
 QUERIES = ("what is the dog called", "coffee in the morning", "where does my sister live")
@@ -71,6 +72,8 @@ def test_a_home_moves_to_postgres_and_back_unchanged(
     secret, exported = populate(home, embedder)
     with MemoryService(home, embedder=embedder) as svc:
         found = searches(svc)
+        with svc.engine.sqlite_store.write() as conn:  # saved index rows this file vouches for
+            svc.engine.sqlite_store.set_meta(conn, f"{INDEX_TOKEN}{svc.space_id}", "token")
 
     moved = memoryd(home, "migrate", "--to", postgres_url)
     assert moved.returncode == 0, moved.stderr
@@ -83,6 +86,7 @@ def test_a_home_moves_to_postgres_and_back_unchanged(
         tenant, key = Tenants(svc.engine).authenticate(secret)
         assert (tenant.id, key.name) == (svc.tenant_id, "laptop")
         assert [s.name for s in svc.spaces.list_spaces()][-1] == "family"
+        assert svc.store.get_meta(f"{INDEX_TOKEN}{svc.space_id}") is None  # not its rows
 
     # a second run into the same database is refused, not doubled
     again = memoryd(home, "migrate", "--to", postgres_url)

@@ -14,10 +14,7 @@ in the scores.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,10 +42,6 @@ DEFAULT_HNSW_THRESHOLD = 50_000
 CONNECTIVITY = 32  # "M": links per node and layer
 EXPANSION_ADD = 128  # "efConstruction": breadth of the search that places a new node
 EXPANSION_SEARCH = 256  # "ef": breadth of a query (usearch widens it to the count asked for)
-
-# the layout of a saved graph and its description (GraphFile): float16 vectors (a graph of
-# another format is rebuilt)
-GRAPH_FORMAT = 1
 
 # batches smaller than this are added on the calling thread
 _PARALLEL_ADD = 256
@@ -102,10 +95,8 @@ class HnswGraph:
         return np.asarray(self._index.keys, dtype=np.int64)
 
     def save(self, path: Path) -> None:
-        """Write the graph to ``path`` (a temporary file, then renamed: never half a file)."""
-        partial = path.with_name(path.name + ".partial")
-        self._index.save(str(partial))
-        os.replace(partial, path)
+        """Write the graph to ``path`` (``GraphFile`` writes it aside, then renames it)."""
+        self._index.save(str(path))
 
     @classmethod
     def load(cls, path: Path, dim: int) -> HnswGraph:
@@ -133,78 +124,3 @@ class HnswGraph:
             return np.zeros(0, np.int64)
         matches = self._index.search(np.asarray(query, dtype=np.float32), count, threads=1)
         return np.asarray(matches.keys, dtype=np.int64)  # one query: a flat array
-
-
-@dataclass(frozen=True)
-class GraphFile:
-    """Where one space's graph is kept between processes, and what it must match to be used.
-
-    The description beside the graph records the model, the dimension, the
-    graph's size and the store's change counter (``seq``) it holds every
-    write up to, and the graph file's size and modification time. A graph
-    whose description is missing or does not match (a crash while saving, a
-    file edited or truncated, another model) is not loaded: the caller
-    builds a new one. Even a wrong graph could not give wrong results (the
-    exact index scores and filters every candidate), only worse recall.
-    """
-
-    path: Path
-    model: str
-    dim: int
-
-    @property
-    def meta_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".json")
-
-    def load(self) -> tuple[HnswGraph, int] | None:
-        """The saved graph and its ``seq``; None (and why, in the log) when it cannot be used."""
-        try:
-            meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
-            stat = self.path.stat()
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            log.warning("graph %s: unreadable description (%s); rebuilding", self.path, exc)
-            return None
-        expected = {
-            "version": GRAPH_FORMAT,
-            "model": self.model,
-            "dim": self.dim,
-            "bytes": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
-        }
-        if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in expected.items()):
-            log.warning("graph %s does not match its description; rebuilding", self.path)
-            return None
-        try:
-            graph = HnswGraph.load(self.path, self.dim)
-        except ValueError as exc:
-            log.warning("graph %s: %s; rebuilding", self.path, exc)
-            return None
-        if len(graph) != meta.get("count") or not isinstance(meta.get("seq"), int):
-            log.warning("graph %s holds %d rows, not %s; rebuilding", self.path, len(graph), meta)
-            return None
-        return graph, int(meta["seq"])
-
-    def save(self, graph: HnswGraph, seq: int) -> None:
-        """Write the graph, then its description (a crash between leaves it unused)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.meta_path.unlink(missing_ok=True)
-        graph.save(self.path)
-        stat = self.path.stat()
-        meta = {
-            "version": GRAPH_FORMAT,
-            "model": self.model,
-            "dim": self.dim,
-            "seq": seq,
-            "count": len(graph),
-            "bytes": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
-        }
-        partial = self.meta_path.with_name(self.meta_path.name + ".partial")
-        partial.write_text(json.dumps(meta), encoding="utf-8")
-        os.replace(partial, self.meta_path)
-
-    def discard(self) -> None:
-        self.meta_path.unlink(missing_ok=True)
-        self.path.unlink(missing_ok=True)

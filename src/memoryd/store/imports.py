@@ -150,11 +150,12 @@ class ImportStore(Database):
         ).fetchone()
         return int(row[0])
 
-    def undo_import(self, import_id: str) -> tuple[list[tuple[int, str]], int, int]:
-        """Restore what the import changed, delete what it created, in one transaction.
+    def rollback_import(self, import_id: str) -> tuple[int, int]:
+        """Restore what the import changed, delete what it created, in one transaction;
+        (memories deleted, session messages deleted).
 
-        Returns the (rowid, space) of the deleted memories (for the vector
-        index), how many memories were deleted and how many session messages.
+        The vector index of any process drops the deleted rows when it next
+        catches up: each leaves its rowid in ``deleted_memories`` (a trigger).
         """
         with self.write() as conn:
             rows = conn.execute(
@@ -176,24 +177,18 @@ class ImportStore(Database):
                 conn.execute(
                     "DELETE FROM memory_history WHERE memory_id = ? AND id > ?", (memory_id, cutoff)
                 )
-            gone: list[tuple[int, str]] = []
-            sessions = 0
+            memories = sessions = 0
             for memory_id in created:
-                found = conn.execute(
-                    "SELECT rowid, space_id FROM memories WHERE id = ?", (memory_id,)
-                ).fetchone()
-                if found is not None:
-                    gone.append((int(found[0]), str(found[1])))
                 for table in ("memory_history", "learned_noise", "sharing_events"):
                     conn.execute(f"DELETE FROM {table} WHERE memory_id = ?", (memory_id,))
                 sessions += conn.execute(
                     "DELETE FROM session_messages WHERE memory_id = ?", (memory_id,)
                 ).rowcount
-                conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+                memories += conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount
             conn.execute(  # the capture records of the import's conversations
                 "DELETE FROM tasks WHERE kind = 'ingest' AND json_extract(result, '$.session_id') "
                 "LIKE ?",
                 (f"import-{import_id}-%",),
             )
             conn.execute("DELETE FROM import_changes WHERE import_id = ?", (import_id,))
-        return gone, len(gone), sessions
+        return memories, sessions

@@ -9,6 +9,7 @@ by the store's change counter (``seq``) before it answers.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -25,7 +26,10 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from memoryd.store.vector_index import IndexColumns, IndexRow, VectorIndex
+    from memoryd.store.index_arrays import IndexColumns, IndexRow
+    from memoryd.store.vector_index import SpaceIndex, VectorIndex
+
+log = logging.getLogger(__name__)
 
 # rows read from the store at a time when a space's vector index catches up
 INDEX_BATCH = 10_000
@@ -36,6 +40,8 @@ _LIVE = (
     "OR NOT EXISTS (SELECT 1 FROM json_each(marks) WHERE json_each.value = :mark))"
 )
 _LIVE_PARAMS = {"quoted_mark": json.dumps(TOOL_OUTPUT_MARK), "mark": TOOL_OUTPUT_MARK}
+# the meta key (and space id) of the token of the saved rows a space's index may read back
+INDEX_TOKEN = "index_rows:"
 # the keyword leg ranks this many times k in the index before filtering
 BM25_PROBE_FACTOR = 4
 
@@ -44,30 +50,67 @@ class SearchLegs(SpaceStore):
     index: VectorIndex | None  # set by bind_embedding_model
 
     def _sync_index(self, space_id: str) -> None:
-        """Catch the space's index up with every committed write, from any process."""
+        """Catch the space's index up with every committed write, from any process; then
+        keep it on disk if enough of it changed."""
         assert self.index is not None, "bind_embedding_model() first"
         space = self.index.space(space_id)
-        with space.lock, self.read() as conn:
-            seq = int(conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0])
-            if seq == space.seq:
-                return
-            if space.size == 0 and space.graph is None:
-                # sized once, and told whether the space is large enough for its graph
-                total = int(
-                    conn.execute(
-                        "SELECT count(*) FROM memories WHERE space_id = ?", (space_id,)
-                    ).fetchone()[0]
+        with space.lock:
+            with self.read() as conn:
+                seq = int(
+                    conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0]
                 )
-                space.load(self._index_columns(conn, space_id, space.dim), seq, total)
-            else:  # a few rows written since: the arrays grow as they need
-                space.apply_batches(self._index_rows(conn, space_id, space.seq), seq)
+                if seq == space.seq:
+                    return
+                if space.size == 0 and space.graph is None:
+                    self._load_index(conn, space_id, space, seq)
+                if space.seq != seq:  # rows written since: the arrays grow as they need
+                    space.apply_batches(self._index_rows(conn, space_id, space.seq), seq)
+            if space.save_due():
+                self.vouch_for_index({space_id: space.save()})
+
+    def _load_index(
+        self, conn: sqlite3.Connection, space_id: str, space: SpaceIndex, seq: int
+    ) -> None:
+        """Fill an empty index: from its saved rows when the database vouches for them and
+        they are not ahead of it, else from the rows of the space."""
+        saved = None
+        if space.rows_file is not None:
+            saved = space.rows_file.open(self.get_meta(INDEX_TOKEN + space_id))
+        if saved is not None and saved.seq <= seq and space.load_saved(saved, seq):
+            return
+        # sized once, and told whether the space is large enough for its graph
+        total = int(
+            conn.execute(
+                "SELECT count(*) FROM memories WHERE space_id = ?", (space_id,)
+            ).fetchone()[0]
+        )
+        space.load(self._index_columns(conn, space_id, space.dim), seq, total)
+
+    def vouch_for_index(self, tokens: dict[str, str | None]) -> None:
+        """Record which saved rows each space's index may read back (``RowsFile``)."""
+        written = {k: v for k, v in tokens.items() if v is not None}
+        if not written:
+            return
+        try:
+            with self.write() as conn:
+                for space_id, token in written.items():
+                    self.set_meta(conn, INDEX_TOKEN + space_id, token)
+        except StorageError as exc:  # the saved rows stay unused: the next process reads SQLite
+            log.warning("cannot record the saved index rows: %s", exc)
 
     def _index_rows(
         self, conn: sqlite3.Connection, space_id: str, since: int
     ) -> Iterator[list[IndexRow]]:
-        """Every row of the space written after ``since``, live or not, in batches."""
-        from memoryd.store.vector_index import IndexRow
+        """Every row of the space written after ``since``, live or not, in batches; first
+        the rows deleted since (a rowid may have been deleted, then taken again)."""
+        from memoryd.store.index_arrays import IndexRow
 
+        deleted = conn.execute(
+            "SELECT memory_rowid FROM deleted_memories WHERE space_id = ? AND seq > ?",
+            (space_id, since),
+        ).fetchall()
+        if deleted:
+            yield [IndexRow(r[0], None, False, None, None, None) for r in deleted]
         # search never returns archived ones, nor tool output unless asked (which
         # then finds it by its words): the filters rely on the index holding neither
         cursor = conn.execute(
@@ -98,7 +141,7 @@ class SearchLegs(SpaceStore):
         """The space's live rows with a vector, as columns, in batches: the first load."""
         import numpy as np
 
-        from memoryd.store.vector_index import NEVER, IndexColumns
+        from memoryd.store.index_arrays import NEVER, IndexColumns
 
         cursor = conn.execute(
             "SELECT rowid, vector, min(coalesce(invalidated_at, :never), "

@@ -73,8 +73,8 @@ class SQLiteStore(
         self.index = None
 
     def close(self) -> None:
-        if self.index is not None:
-            self.index.save()  # the graphs that changed enough since their last save
+        if self.index is not None:  # the spaces that changed enough since their last save
+            self.vouch_for_index(dict(self.index.save()))
         super().close()
 
     def bind_embedding_model(
@@ -278,18 +278,6 @@ class SQLiteStore(
                 )
                 self._history(conn, old, new, f"state:{state.value}", actor)
         return len(rows)
-
-    def rollback_import(self, import_id: str) -> tuple[int, int]:
-        """Undo an import's journal; (memories deleted, session messages deleted)."""
-        gone, memories, sessions = self.undo_import(import_id)
-        if self.index is not None:
-            from memoryd.store.vector_index import IndexRow
-
-            for rowid, space_id in gone:  # deleted rows never reach the seq-based sync
-                space = self.index.space(space_id)
-                with space.lock:
-                    space.apply([IndexRow(rowid, None, False, None, None, None)])
-        return memories, sessions
 
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
         """Count a recall, and trust a recalled memory a little more (seed 001: +0.02, at most 1).

@@ -10,6 +10,10 @@ Past ``hnsw_threshold`` vectors a space also keeps an approximate HNSW graph
 (:mod:`memoryd.store.hnsw_index`) that proposes candidates for unfiltered
 searches; the exact arrays stay the source of truth and score them. The graph
 is dropped again when the space shrinks below half the threshold.
+
+A large space also keeps its rows on disk beside the graph
+(:mod:`memoryd.store.index_files`), so a new process reads one file and
+catches up on what was written since instead of walking every row in SQLite.
 """
 
 from __future__ import annotations
@@ -27,15 +31,24 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD, GraphFile, HnswGraph
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD, HnswGraph
+from memoryd.store.index_arrays import (
+    NEVER,
+    IndexColumns,
+    IndexRow,
+    SpaceArrays,
+)
+from memoryd.store.index_files import GraphFile, RowsFile, SavedRows
 
 log = logging.getLogger(__name__)
 
-NEVER = np.iinfo(np.int64).max
-INITIAL_CAPACITY = 1024
 # a saved graph is written again once this many of its rows changed (at most 1 % of them):
 # a process that loads it patches at most that many rows before its first search
 SAVE_ROWS = 5_000
+# a space this large keeps its rows on disk too: reading them from SQLite takes about 2 s
+# at 200,000 rows (9 s at a million); below, the 1.6 KB a memory that the rows file adds to
+# the home would buy less than that
+ROWS_FILE_MIN = 200_000
 # a saved graph that far behind the rows (this share of them to patch) is rebuilt instead
 PATCH_FRACTION = 0.25
 # with a graph, a filter that keeps less than this share of the rows is scored exactly over
@@ -44,79 +57,24 @@ EXACT_FILTER_FRACTION = 0.05
 
 
 @dataclass
-class IndexRow:
-    rowid: int
-    vector: npt.NDArray[np.float32] | None
-    alive: bool  # False: archived, deleted, or no vector
-    invalidated_at: int | None
-    valid_to: int | None
-    expires_at: int | None
-    valid_from: int | None = None
-    seq: int | None = None  # the store's change counter at the row's last write
-    created_at: int = 0  # microseconds: a search's created_after/created_before window
-
-
-@dataclass
-class IndexColumns:
-    """Live rows as whole columns: how an empty index is loaded, without a row object each."""
-
-    rowids: npt.NDArray[np.int64]
-    vectors: npt.NDArray[np.float32]  # (rows, dim)
-    ends: npt.NDArray[np.int64]  # the end of each row's validity, NEVER when open-ended
-    starts: npt.NDArray[np.int64]  # its start, -NEVER when it always held
-    created: npt.NDArray[np.int64]
-    seqs: npt.NDArray[np.int64]
-
-
-@dataclass
-class SpaceIndex:
+class SpaceIndex(SpaceArrays):
     """Cosine search over unit vectors of one space: exact, or HNSW when large."""
 
-    dim: int
     # past this many vectors the space keeps an HNSW graph; None: always exact
     hnsw_threshold: int | None = None
     seq: int = -1
-    size: int = 0
-    rowids: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
-    matrix: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    # the end of each row's validity (microseconds), NEVER when open-ended
-    ends: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
-    # the start of each row's validity, -NEVER when it always held
-    starts: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
-    # when each row was created (microseconds): a time window is filtered here, not in SQL
-    created: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
-    position: dict[int, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     # the approximate graph over every row above, while the space is large
     graph: HnswGraph | None = None
     # where the graph is kept between processes (None: rebuilt by every process)
     graph_file: GraphFile | None = None
+    # where the rows are kept between processes, while the space has a graph
+    rows_file: RowsFile | None = None
     # how the current graph came to be: "built", "loaded" from graph_file, or "" (none)
     graph_origin: str = ""
-    unsaved: int = 0  # rows changed in the graph since it was last saved
-
-    def _grow(self, need: int) -> None:
-        capacity = max(INITIAL_CAPACITY, len(self.rowids))
-        while capacity < need:
-            capacity *= 2
-        if capacity == len(self.rowids):
-            return
-        # empty, not zeros: only [:size] is ever read, and NumPy backs a large empty array
-        # with huge pages where zeros faults in 4 KiB pages (1.4 s against 0.15 s to fill
-        # a million rows)
-        rowids = np.empty(capacity, np.int64)
-        matrix = np.empty((capacity, self.dim), np.float32)
-        ends = np.empty(capacity, np.int64)
-        starts = np.empty(capacity, np.int64)
-        created = np.empty(capacity, np.int64)
-        if self.size:
-            rowids[: self.size] = self.rowids[: self.size]
-            matrix[: self.size] = self.matrix[: self.size]
-            ends[: self.size] = self.ends[: self.size]
-            starts[: self.size] = self.starts[: self.size]
-            created[: self.size] = self.created[: self.size]
-        self.rowids, self.matrix, self.ends, self.starts = rowids, matrix, ends, starts
-        self.created = created
+    unsaved: int = 0  # rows changed since the graph and the rows were last saved
+    # how the rows were first filled: "saved" from rows_file, "store" from the rows, or ""
+    rows_origin: str = ""
 
     def apply(self, rows: list[IndexRow], seq: int | None = None) -> None:
         """Upsert live rows, drop dead ones; ``seq``: the store's counter they bring it to.
@@ -138,18 +96,17 @@ class SpaceIndex:
         track = self.graph is not None
         stale: list[int] = []
         fresh: list[int] = []
-        written: list[npt.NDArray[np.int64]] = []  # (rowid, seq) of each row, for a saved graph
+        applied = 0
         for rows in batches:
             self._grow(self.size + len(rows))
-            written.append(
-                np.array([(r.rowid, -1 if r.seq is None else r.seq) for r in rows], np.int64)
-            )
             for row in rows:
                 self._upsert(row, track, stale, fresh)
-        pairs = np.concatenate(written).reshape(-1, 2) if written else np.zeros((0, 2), np.int64)
-        self._update_graph(stale, fresh, pairs, seq)
+            applied += len(rows)
+        self._update_graph(stale, fresh, seq)
+        if track:
+            self.unsaved += applied
         if seq is not None:
-            self._caught_up(seq)
+            self.seq = seq
 
     def load(self, batches: Iterable[IndexColumns], seq: int, total: int = 0) -> None:
         """Fill an empty index with live rows, a batch of columns at a time (``total`` rows,
@@ -165,30 +122,48 @@ class SpaceIndex:
         with ThreadPoolExecutor(max_workers=1) as pool:
             prefetch = pool.submit(self.graph_file.load) if large and self.graph_file else None
             self._grow(total)
-            written: list[npt.NDArray[np.int64]] = []
             for cols in batches:
                 n = cols.rowids.size
                 self._grow(self.size + n)
-                at = slice(self.size, self.size + n)
-                self.rowids[at] = cols.rowids
-                self.matrix[at] = cols.vectors
-                self.ends[at] = cols.ends
-                self.starts[at] = cols.starts
-                self.created[at] = cols.created
+                at = self.columns(slice(self.size, self.size + n))
+                at.rowids[:], at.vectors[:], at.seqs[:] = cols.rowids, cols.vectors, cols.seqs
+                at.ends[:], at.starts[:], at.created[:] = cols.ends, cols.starts, cols.created
                 self.size += n
-                written.append(np.stack([cols.rowids, cols.seqs], axis=1))
-            self.position = dict(
-                zip(self.rowids[: self.size].tolist(), range(self.size), strict=True)
-            )
-            pairs = np.concatenate(written) if written else np.zeros((0, 2), np.int64)
-            self._update_graph([], [], pairs, seq, None if prefetch is None else prefetch.result)
-        self._caught_up(seq)
+            self._loaded(seq, seq, None if prefetch is None else prefetch.result)
+        self.rows_origin = "store"
+        if self.graph is not None and self.rows_file is not None and self.size >= ROWS_FILE_MIN:
+            self.unsaved = max(self.unsaved, self.size)  # none on disk the store vouches for
 
-    def _caught_up(self, seq: int) -> None:
-        """The index holds every write up to ``seq``: keep the graph if enough changed."""
+    def load_saved(self, saved: SavedRows, newest: int) -> bool:
+        """Fill an empty index from a rows file, and load the saved graph meanwhile; False
+        (the index still empty) when the file cannot be read whole.
+
+        ``newest``: the store's counter now; the caller then catches the index
+        up from ``saved.seq`` to it. Callers hold ``lock``.
+        """
+        if self.size or self.graph is not None:
+            raise ValueError("load_saved() fills an empty index; apply() updates one")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            prefetch = pool.submit(self.graph_file.load) if self.graph_file else None
+            columns = saved.columns()
+            if columns is None:
+                return False
+            self._adopt(columns, saved.count)
+            self._loaded(saved.seq, newest, None if prefetch is None else prefetch.result)
+        self.rows_origin = "saved"
+        return True
+
+    def _loaded(
+        self,
+        seq: int,
+        newest: int,
+        saved: Callable[[], tuple[HnswGraph, int] | None] | None,
+    ) -> None:
+        """The arrays hold the rows up to ``seq``: index their positions, and build or load
+        the graph (``saved``: what reads the saved graph, when it is being read already)."""
+        self.position = dict(zip(self.rowids[: self.size].tolist(), range(self.size), strict=True))
+        self._update_graph([], [], newest, saved)
         self.seq = seq
-        if self.save_due():
-            self.save()
 
     def _upsert(self, row: IndexRow, track: bool, stale: list[int], fresh: list[int]) -> None:
         at = self.position.get(row.rowid)
@@ -209,6 +184,7 @@ class SpaceIndex:
             stale.append(row.rowid)  # re-embedded: the graph holds the old vector
             fresh.append(row.rowid)
         self.matrix[at] = row.vector
+        self.seqs[at] = -1 if row.seq is None else row.seq
         ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
         self.ends[at] = min(ends) if ends else NEVER
         self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
@@ -218,36 +194,33 @@ class SpaceIndex:
         self,
         stale: list[int],
         fresh: list[int],
-        written: npt.NDArray[np.int64],
-        seq: int | None,
+        newest: int | None,
         saved: Callable[[], tuple[HnswGraph, int] | None] | None = None,
     ) -> None:
         """Build (or load), update or drop the HNSW graph to match the rows now held.
 
+        ``newest``: the store's counter now (a saved graph past it is not used);
         ``saved``: what reads the saved graph, when it is being read already.
         """
         threshold = self.hnsw_threshold
         if self.graph is not None and (threshold is None or self.size < threshold // 2):
             self.graph, self.graph_origin = None, ""  # small again: the exact scan is as fast
-            if self.graph_file is not None:
-                self.graph_file.discard()
+            for kept in (self.graph_file, self.rows_file):
+                if kept is not None:
+                    kept.discard()
         if self.graph is not None:
             self.graph.remove(np.asarray(stale, np.int64))
             picks = np.fromiter((self.position[r] for r in fresh), np.int64, len(fresh))
             self.graph.add(self.rowids[picks], self.matrix[picks])
-            self.unsaved += len(set(stale) | set(fresh))
         elif threshold is not None and self.size > threshold:
-            self.graph = self._saved_graph(written, seq, saved)
+            self.graph = self._saved_graph(newest, saved)
             if self.graph is None:
                 self.graph, self.graph_origin = HnswGraph(self.dim), "built"
                 self.graph.add(self.rowids[: self.size], self.matrix[: self.size])
                 self.unsaved = self.size
 
     def _saved_graph(
-        self,
-        written: npt.NDArray[np.int64],
-        seq: int | None,
-        saved: Callable[[], tuple[HnswGraph, int] | None] | None = None,
+        self, newest: int | None, saved: Callable[[], tuple[HnswGraph, int] | None] | None = None
     ) -> HnswGraph | None:
         """The graph saved by an earlier process, patched up to the rows now held; None when
         there is none or it is too far behind (``PATCH_FRACTION``) to be worth patching."""
@@ -257,15 +230,14 @@ class SpaceIndex:
         if found is None:
             return None
         graph, saved_seq = found
-        if seq is not None and saved_seq > seq:  # the database went back (a restored backup)
+        if newest is not None and saved_seq > newest:  # the database went back (a backup)
             log.warning("graph %s is newer than the database; rebuilding", self.graph_file)
             return None
         # each of these holds a rowid once: set operations by sorting, not by hashing
         live = self.rowids[: self.size]
         keys = graph.keys()
-        rewritten = np.unique(written[written[:, 1] > saved_seq, 0])
         # written since the save: maybe a new vector
-        redo = np.intersect1d(rewritten, keys, assume_unique=True)
+        redo = np.intersect1d(live[self.seqs[: self.size] > saved_seq], keys, assume_unique=True)
         gone = np.setdiff1d(keys, live, assume_unique=True)  # deleted, archived or invalidated
         add = np.union1d(
             np.setdiff1d(live, keys, assume_unique=True),
@@ -285,33 +257,33 @@ class SpaceIndex:
         """Enough rows changed since the last save (``SAVE_ROWS``, at most 1 % of them)."""
         return self.unsaved >= max(1, min(SAVE_ROWS, self.size // 100))
 
-    def save(self) -> None:
-        """Keep the graph for the next process, if it changed; a failure is only logged.
+    def save(self) -> str | None:
+        """Keep the graph and the rows for the next process, if they changed; a failure is
+        only logged (the next process reads the rows from the store).
 
+        Returns the token of the rows file written, which the store records so
+        that only it is read back (``RowsFile``); None when none was written.
         Callers hold ``lock``.
         """
         if self.graph is None or self.graph_file is None or not self.unsaved:
-            return
+            return None
+        token = None
         try:
             self.graph_file.save(self.graph, self.seq)
-        except (OSError, RuntimeError) as exc:  # the next process builds it again
-            log.warning("cannot save graph %s: %s", self.graph_file.path, exc)
-            return
+            if self.rows_file is not None and self.size >= ROWS_FILE_MIN:
+                token = self.rows_file.save(self.columns(slice(0, self.size)), self.seq)
+                # map the file just written: the pages the save read, and the old file, go
+                saved = self.rows_file.open(token)
+                columns = None if saved is None else saved.columns()
+                if columns is not None:
+                    self._adopt(columns, self.size)
+            elif self.rows_file is not None:
+                self.rows_file.discard()
+        except (OSError, RuntimeError) as exc:
+            log.warning("cannot save the index of %s: %s", self.graph_file.path, exc)
+            return None
         self.unsaved = 0
-
-    def _remove(self, at: int) -> None:
-        last = self.size - 1
-        removed = int(self.rowids[at])
-        if at != last:
-            moved = int(self.rowids[last])
-            self.rowids[at] = moved
-            self.matrix[at] = self.matrix[last]
-            self.ends[at] = self.ends[last]
-            self.starts[at] = self.starts[last]
-            self.created[at] = self.created[last]
-            self.position[moved] = at
-        del self.position[removed]
-        self.size = last
+        return token
 
     def search(
         self,
@@ -423,7 +395,8 @@ class VectorIndex:
         graph_dir: Path | None = None,
         model: str = "",
     ) -> None:
-        """``graph_dir``: where the spaces' graphs are kept between processes (None: not)."""
+        """``graph_dir``: where the large spaces' graphs and rows are kept between processes
+        (None: not)."""
         self.dim = dim
         self.hnsw_threshold = hnsw_threshold
         self.graph_dir = graph_dir
@@ -434,27 +407,27 @@ class VectorIndex:
     def space(self, space_id: str) -> SpaceIndex:
         with self._lock:
             if space_id not in self._spaces:
-                self._spaces[space_id] = SpaceIndex(
-                    dim=self.dim,
-                    hnsw_threshold=self.hnsw_threshold,
-                    graph_file=self._graph_file(space_id),
-                )
+                space = SpaceIndex(dim=self.dim, hnsw_threshold=self.hnsw_threshold)
+                if self.graph_dir is not None:
+                    # any space id, a safe file name
+                    stem = self.graph_dir / hashlib.sha256(space_id.encode()).hexdigest()[:32]
+                    space.graph_file = GraphFile(stem.with_suffix(".usearch"), self.model, self.dim)
+                    space.rows_file = RowsFile(stem.with_suffix(".rows"), self.model, self.dim)
+                self._spaces[space_id] = space
             return self._spaces[space_id]
 
-    def _graph_file(self, space_id: str) -> GraphFile | None:
-        if self.graph_dir is None:
-            return None
-        name = hashlib.sha256(space_id.encode()).hexdigest()[:32]  # any space id, a safe name
-        return GraphFile(self.graph_dir / f"{name}.usearch", self.model, self.dim)
-
-    def save(self) -> None:
-        """Keep every graph that changed enough since its last save (``SAVE_ROWS``)."""
+    def save(self) -> dict[str, str]:
+        """Keep every space that changed enough since its last save (``SAVE_ROWS``); the
+        token of each rows file written, by space (see ``SpaceIndex.save``)."""
         with self._lock:
-            spaces = list(self._spaces.values())
-        for space in spaces:
+            spaces = list(self._spaces.items())
+        tokens: dict[str, str] = {}
+        for space_id, space in spaces:
             with space.lock:
-                if space.save_due():
-                    space.save()
+                token = space.save() if space.save_due() else None
+            if token is not None:
+                tokens[space_id] = token
+        return tokens
 
     def clear(self) -> None:
         with self._lock:

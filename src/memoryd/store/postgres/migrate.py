@@ -24,6 +24,7 @@ import numpy as np
 from memoryd.errors import ValidationError
 from memoryd.store.postgres.database import Conn
 from memoryd.store.postgres.store import PostgresStore
+from memoryd.store.search import INDEX_TOKEN
 from memoryd.store.sqlite import SQLiteStore
 
 # in an order that satisfies the foreign keys
@@ -143,8 +144,12 @@ def _where_after(table: Table, after: Sequence[Any] | None, mark: str) -> tuple[
 def _select(table: Table, where: str, mark: str) -> str:
     columns = ", ".join(c.name for c in table.columns)
     order = ", ".join(table.key)
+    # not the copy's own bookkeeping, nor which saved index rows the source file vouches for
     meta = (
-        f" {'AND' if where else 'WHERE'} key NOT LIKE 'migrate:%%'" if table.name == "meta" else ""
+        f" {'AND' if where else 'WHERE'} key NOT LIKE 'migrate:%%' "
+        f"AND key NOT LIKE '{INDEX_TOKEN}%%'"
+        if table.name == "meta"
+        else ""
     )
     if mark == "?":
         meta = meta.replace("%%", "%")

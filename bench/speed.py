@@ -81,10 +81,11 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
 
 
 def _disk_mb(home: Path) -> float:
-    """The database with its WAL and its saved HNSW graphs (``memoryd.db-graphs/``)."""
+    """The database with its WAL and its saved graphs and rows (``memoryd.db-graphs/``), as
+    the disk holds them: allocated blocks (the spare room of a rows file is a hole)."""
     files = (p for p in home.glob("memoryd.db*/**/*") if p.is_file())
     database = (p for p in home.glob("memoryd.db*") if p.is_file())
-    return round(sum(p.stat().st_size for p in (*database, *files)) / 2**20, 1)
+    return round(sum(p.stat().st_blocks * 512 for p in (*database, *files)) / 2**20, 1)
 
 
 def _peak_rss_mb() -> float:

@@ -79,8 +79,10 @@ def insert(svc: MemoryService, vectors: npt.NDArray[np.float32], tag: str) -> li
 
 @pytest.fixture(autouse=True)
 def rows_kept_from_few(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Spaces of a few rows keep their rows on disk, as a space of 200,000 does."""
+    """Spaces of a few rows keep their rows on disk, as a space of 200,000 does, and save
+    them again once 20 rows changed (as 10,000 do there)."""
     monkeypatch.setattr(vector_index, "ROWS_FILE_MIN", ROWS)
+    monkeypatch.setattr(vector_index, "SAVE_ROWS", 20)
 
 
 @pytest.fixture
@@ -138,6 +140,15 @@ def test_every_write_since_the_save_is_caught_up(saved_home: Path, embedder: Loc
         found = svc.store.by_rowids([r for r, _ in hits])
         assert found[hits[0][0]].id == ids[0]  # the re-embedded row, by its new vector
         assert reused[0].id in {m.id for m in svc.store.by_rowids(list(caught_up)).values()}
+        # a few rows to catch up: the graph is saved again, the rows are not (yet)
+        assert space.unsaved == 0 and 0 < space.rows_unsaved < ROWS
+    with opened(saved_home, embedder) as svc:  # rows as saved, then caught up; a newer graph
+        first_search(svc, moved)
+        space = space_of(svc)
+        assert (space.rows_origin, space.graph_origin) == ("saved", "loaded")
+        assert space.unsaved == 0  # patched against the caught-up rows: nothing to redo
+        assert held(space) == caught_up
+        assert space.graph is not None and set(space.graph.keys().tolist()) == set(caught_up)
     shutil.rmtree(saved_home / f"{DB_FILENAME}-graphs")
     with opened(saved_home, embedder) as svc:  # the same rows, read from SQLite
         first_search(svc, moved)

@@ -90,6 +90,10 @@ class SpaceArrays:
         self.ends, self.starts, self.created = columns.ends, columns.starts, columns.created
         self.size = size
 
+    def _index_positions(self) -> None:
+        """Where each rowid's row is, once the arrays were filled whole."""
+        self.position = dict(zip(self.rowids[: self.size].tolist(), range(self.size), strict=True))
+
     def columns(self, at: slice) -> IndexColumns:
         """Views of the rows at ``at``: what a rows file is read into and written from."""
         return IndexColumns(

@@ -13,6 +13,7 @@ import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from memoryd.errors import StorageError
@@ -76,8 +77,10 @@ class SearchLegs(SpaceStore):
         saved = None
         if space.rows_file is not None:
             saved = space.rows_file.open(self.get_meta(INDEX_TOKEN + space_id))
-        if saved is not None and saved.seq <= seq and space.load_saved(saved, seq):
-            return
+        if saved is not None and saved.seq <= seq:
+            since = partial(self._index_rows, conn, space_id)
+            if space.load_saved(saved, seq, since):
+                return
         # sized once, and told whether the space is large enough for its graph
         total = int(
             conn.execute(

@@ -49,6 +49,9 @@ SAVE_ROWS = 5_000
 # at 200,000 rows (9 s at a million); below, the 1.6 KB a memory that the rows file adds to
 # the home would buy less than that
 ROWS_FILE_MIN = 200_000
+# the rows are saved again once this share of them changed (at least SAVE_ROWS): less often
+# than the graph, whose patch at a start costs far more a row than catching the rows up
+ROWS_SAVE_SHARE = 20
 # a saved graph that far behind the rows (this share of them to patch) is rebuilt instead
 PATCH_FRACTION = 0.25
 # with a graph, a filter that keeps less than this share of the rows is scored exactly over
@@ -72,7 +75,8 @@ class SpaceIndex(SpaceArrays):
     rows_file: RowsFile | None = None
     # how the current graph came to be: "built", "loaded" from graph_file, or "" (none)
     graph_origin: str = ""
-    unsaved: int = 0  # rows changed since the graph and the rows were last saved
+    unsaved: int = 0  # rows changed since the graph was last saved
+    rows_unsaved: int = 0  # and since the rows were
     # how the rows were first filled: "saved" from rows_file, "store" from the rows, or ""
     rows_origin: str = ""
 
@@ -96,17 +100,25 @@ class SpaceIndex(SpaceArrays):
         track = self.graph is not None
         stale: list[int] = []
         fresh: list[int] = []
+        applied = self._upsert_batches(batches, track, stale, fresh)
+        self._update_graph(stale, fresh, seq)
+        if track:
+            self.unsaved += applied
+            self.rows_unsaved += applied
+        if seq is not None:
+            self.seq = seq
+
+    def _upsert_batches(
+        self, batches: Iterable[list[IndexRow]], track: bool, stale: list[int], fresh: list[int]
+    ) -> int:
+        """Upsert every row of ``batches``; how many there were."""
         applied = 0
         for rows in batches:
             self._grow(self.size + len(rows))
             for row in rows:
                 self._upsert(row, track, stale, fresh)
             applied += len(rows)
-        self._update_graph(stale, fresh, seq)
-        if track:
-            self.unsaved += applied
-        if seq is not None:
-            self.seq = seq
+        return applied
 
     def load(self, batches: Iterable[IndexColumns], seq: int, total: int = 0) -> None:
         """Fill an empty index with live rows, a batch of columns at a time (``total`` rows,
@@ -129,17 +141,26 @@ class SpaceIndex(SpaceArrays):
                 at.rowids[:], at.vectors[:], at.seqs[:] = cols.rowids, cols.vectors, cols.seqs
                 at.ends[:], at.starts[:], at.created[:] = cols.ends, cols.starts, cols.created
                 self.size += n
-            self._loaded(seq, seq, None if prefetch is None else prefetch.result)
-        self.rows_origin = "store"
+            self._index_positions()
+            self._update_graph([], [], seq, None if prefetch is None else prefetch.result)
+        self.seq, self.rows_origin = seq, "store"
         if self.graph is not None and self.rows_file is not None and self.size >= ROWS_FILE_MIN:
-            self.unsaved = max(self.unsaved, self.size)  # none on disk the store vouches for
+            self.rows_unsaved = self.size  # none on disk that the store vouches for
 
-    def load_saved(self, saved: SavedRows, newest: int) -> bool:
-        """Fill an empty index from a rows file, and load the saved graph meanwhile; False
-        (the index still empty) when the file cannot be read whole.
+    def load_saved(
+        self,
+        saved: SavedRows,
+        newest: int,
+        written_since: Callable[[int], Iterable[list[IndexRow]]],
+    ) -> bool:
+        """Fill an empty index from a rows file and ``written_since(saved.seq)``, the rows
+        written since up to ``newest``, the store's counter now; False (the index still
+        empty) when the file cannot be read whole.
 
-        ``newest``: the store's counter now; the caller then catches the index
-        up from ``saved.seq`` to it. Callers hold ``lock``.
+        The saved graph is read meanwhile and patched last, once, for every row
+        that changed since it was saved: the graph is saved more often than the
+        rows (``ROWS_SAVE_SHARE``), and patching it against the rows as saved
+        would drop what the rows written since bring back. Callers hold ``lock``.
         """
         if self.size or self.graph is not None:
             raise ValueError("load_saved() fills an empty index; apply() updates one")
@@ -149,21 +170,12 @@ class SpaceIndex(SpaceArrays):
             if columns is None:
                 return False
             self._adopt(columns, saved.count)
-            self._loaded(saved.seq, newest, None if prefetch is None else prefetch.result)
-        self.rows_origin = "saved"
+            self._index_positions()
+            caught_up = self._upsert_batches(written_since(saved.seq), False, [], [])
+            self._update_graph([], [], newest, None if prefetch is None else prefetch.result)
+        self.seq, self.rows_origin = newest, "saved"
+        self.rows_unsaved = caught_up
         return True
-
-    def _loaded(
-        self,
-        seq: int,
-        newest: int,
-        saved: Callable[[], tuple[HnswGraph, int] | None] | None,
-    ) -> None:
-        """The arrays hold the rows up to ``seq``: index their positions, and build or load
-        the graph (``saved``: what reads the saved graph, when it is being read already)."""
-        self.position = dict(zip(self.rowids[: self.size].tolist(), range(self.size), strict=True))
-        self._update_graph([], [], newest, saved)
-        self.seq = seq
 
     def _upsert(self, row: IndexRow, track: bool, stale: list[int], fresh: list[int]) -> None:
         at = self.position.get(row.rowid)
@@ -254,8 +266,17 @@ class SpaceIndex(SpaceArrays):
         return graph
 
     def save_due(self) -> bool:
-        """Enough rows changed since the last save (``SAVE_ROWS``, at most 1 % of them)."""
-        return self.unsaved >= max(1, min(SAVE_ROWS, self.size // 100))
+        """Enough rows changed since the graph was saved (``SAVE_ROWS``, at most 1 % of
+        them), or since the rows were (``ROWS_SAVE_SHARE``)."""
+        return self.unsaved >= max(1, min(SAVE_ROWS, self.size // 100)) or self._rows_due()
+
+    def _rows_due(self) -> bool:
+        return (
+            self.rows_file is not None
+            and self.size >= ROWS_FILE_MIN
+            # all of them when none are on disk, however few
+            and self.rows_unsaved >= min(self.size, max(SAVE_ROWS, self.size // ROWS_SAVE_SHARE))
+        )
 
     def save(self) -> str | None:
         """Keep the graph and the rows for the next process, if they changed; a failure is
@@ -265,24 +286,25 @@ class SpaceIndex(SpaceArrays):
         that only it is read back (``RowsFile``); None when none was written.
         Callers hold ``lock``.
         """
-        if self.graph is None or self.graph_file is None or not self.unsaved:
+        if self.graph is None or self.graph_file is None:
             return None
         token = None
         try:
-            self.graph_file.save(self.graph, self.seq)
-            if self.rows_file is not None and self.size >= ROWS_FILE_MIN:
+            if self.unsaved:
+                self.graph_file.save(self.graph, self.seq)
+                self.unsaved = 0
+            if self.rows_file is not None and self.size < ROWS_FILE_MIN:
+                self.rows_file.discard()
+            elif self.rows_file is not None and self._rows_due():
                 token = self.rows_file.save(self.columns(slice(0, self.size)), self.seq)
+                self.rows_unsaved = 0
                 # map the file just written: the pages the save read, and the old file, go
                 saved = self.rows_file.open(token)
                 columns = None if saved is None else saved.columns()
                 if columns is not None:
                     self._adopt(columns, self.size)
-            elif self.rows_file is not None:
-                self.rows_file.discard()
         except (OSError, RuntimeError) as exc:
             log.warning("cannot save the index of %s: %s", self.graph_file.path, exc)
-            return None
-        self.unsaved = 0
         return token
 
     def search(

@@ -180,6 +180,7 @@ def test_speed_harness(tmp_path: Path) -> None:
     for key in (
         "first_search_s",
         "first_search_saved_graph_s",
+        "first_search_after_writes_s",
         "ingest_per_s",
         "search_p50_ms",
         "search_p95_ms",

@@ -25,7 +25,7 @@ from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
 from memoryd.models import Memory, State, utcnow
 from memoryd.service import MemoryService
-from memoryd.store import DB_FILENAME, vector_index
+from memoryd.store import DB_FILENAME, index_graph
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.vector_index import SpaceIndex
 
@@ -81,8 +81,8 @@ def insert(svc: MemoryService, vectors: npt.NDArray[np.float32], tag: str) -> li
 def rows_kept_from_few(monkeypatch: pytest.MonkeyPatch) -> None:
     """Spaces of a few rows keep their rows on disk, as a space of 200,000 does, and save
     them again once 20 rows changed (as 10,000 do there)."""
-    monkeypatch.setattr(vector_index, "ROWS_FILE_MIN", ROWS)
-    monkeypatch.setattr(vector_index, "SAVE_ROWS", 20)
+    monkeypatch.setattr(index_graph, "ROWS_FILE_MIN", ROWS)
+    monkeypatch.setattr(index_graph, "SAVE_ROWS", 20)
 
 
 @pytest.fixture

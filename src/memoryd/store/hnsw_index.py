@@ -14,7 +14,6 @@ in the scores.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from usearch.index import Index
 
-log = logging.getLogger(__name__)
 
 # A space switches from the exact scan to this graph past this many vectors. The scan
 # of 100k 384-dimensional rows takes 10-15 ms on 2 cores, most of a search's budget;

@@ -7,6 +7,7 @@ builds the search, the graph and the saving on top of it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -119,3 +120,40 @@ class SpaceArrays:
             self.position[moved] = at
         del self.position[removed]
         self.size = last
+
+    def _upsert_batches(
+        self, batches: Iterable[list[IndexRow]], track: bool, stale: list[int], fresh: list[int]
+    ) -> int:
+        """Upsert every row of ``batches``; how many there were."""
+        applied = 0
+        for rows in batches:
+            self._grow(self.size + len(rows))
+            for row in rows:
+                self._upsert(row, track, stale, fresh)
+            applied += len(rows)
+        return applied
+
+    def _upsert(self, row: IndexRow, track: bool, stale: list[int], fresh: list[int]) -> None:
+        at = self.position.get(row.rowid)
+        if not row.alive or row.vector is None:
+            if at is not None:
+                self._remove(at)
+                if track:
+                    stale.append(row.rowid)
+            return
+        if at is None:
+            at = self.size
+            self.size += 1
+            self.position[row.rowid] = at
+            self.rowids[at] = row.rowid
+            if track:
+                fresh.append(row.rowid)
+        elif track and not np.array_equal(self.matrix[at], row.vector):
+            stale.append(row.rowid)  # re-embedded: the graph holds the old vector
+            fresh.append(row.rowid)
+        self.matrix[at] = row.vector
+        self.seqs[at] = -1 if row.seq is None else row.seq
+        ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
+        self.ends[at] = min(ends) if ends else NEVER
+        self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
+        self.created[at] = row.created_at

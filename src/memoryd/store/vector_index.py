@@ -11,19 +11,18 @@ Past ``hnsw_threshold`` vectors a space also keeps an approximate HNSW graph
 searches; the exact arrays stay the source of truth and score them. The graph
 is dropped again when the space shrinks below half the threshold.
 
-A large space also keeps its rows on disk beside the graph
-(:mod:`memoryd.store.index_files`), so a new process reads one file and
-catches up on what was written since instead of walking every row in SQLite.
+The layers, bottom up: the rows as columns (:mod:`memoryd.store.index_arrays`),
+the graph and what is kept on disk between processes
+(:mod:`memoryd.store.index_graph`, :mod:`memoryd.store.index_files`), and here
+the updates and the search.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,54 +30,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD, HnswGraph
-from memoryd.store.index_arrays import (
-    NEVER,
-    IndexColumns,
-    IndexRow,
-    SpaceArrays,
-)
-from memoryd.store.index_files import GraphFile, RowsFile, SavedRows
+from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
+from memoryd.store.index_arrays import IndexRow
+from memoryd.store.index_files import GraphFile, RowsFile
+from memoryd.store.index_graph import SpaceGraph
 
-log = logging.getLogger(__name__)
-
-# a saved graph is written again once this many of its rows changed (at most 1 % of them):
-# a process that loads it patches at most that many rows before its first search
-SAVE_ROWS = 5_000
-# a space this large keeps its rows on disk too: reading them from SQLite takes about 2 s
-# at 200,000 rows (9 s at a million); below, the 1.6 KB a memory that the rows file adds to
-# the home would buy less than that
-ROWS_FILE_MIN = 200_000
-# the rows are saved again once this share of them changed (at least SAVE_ROWS): less often
-# than the graph, whose patch at a start costs far more a row than catching the rows up
-ROWS_SAVE_SHARE = 20
-# a saved graph that far behind the rows (this share of them to patch) is rebuilt instead
-PATCH_FRACTION = 0.25
 # with a graph, a filter that keeps less than this share of the rows is scored exactly over
 # the rows it keeps; a wider one searches the graph for proportionally more candidates
 EXACT_FILTER_FRACTION = 0.05
 
 
 @dataclass
-class SpaceIndex(SpaceArrays):
+class SpaceIndex(SpaceGraph):
     """Cosine search over unit vectors of one space: exact, or HNSW when large."""
 
-    # past this many vectors the space keeps an HNSW graph; None: always exact
-    hnsw_threshold: int | None = None
-    seq: int = -1
     lock: threading.Lock = field(default_factory=threading.Lock)
-    # the approximate graph over every row above, while the space is large
-    graph: HnswGraph | None = None
-    # where the graph is kept between processes (None: rebuilt by every process)
-    graph_file: GraphFile | None = None
-    # where the rows are kept between processes, while the space has a graph
-    rows_file: RowsFile | None = None
-    # how the current graph came to be: "built", "loaded" from graph_file, or "" (none)
-    graph_origin: str = ""
-    unsaved: int = 0  # rows changed since the graph was last saved
-    rows_unsaved: int = 0  # and since the rows were
-    # how the rows were first filled: "saved" from rows_file, "store" from the rows, or ""
-    rows_origin: str = ""
 
     def apply(self, rows: list[IndexRow], seq: int | None = None) -> None:
         """Upsert live rows, drop dead ones; ``seq``: the store's counter they bring it to.
@@ -107,205 +73,6 @@ class SpaceIndex(SpaceArrays):
             self.rows_unsaved += applied
         if seq is not None:
             self.seq = seq
-
-    def _upsert_batches(
-        self, batches: Iterable[list[IndexRow]], track: bool, stale: list[int], fresh: list[int]
-    ) -> int:
-        """Upsert every row of ``batches``; how many there were."""
-        applied = 0
-        for rows in batches:
-            self._grow(self.size + len(rows))
-            for row in rows:
-                self._upsert(row, track, stale, fresh)
-            applied += len(rows)
-        return applied
-
-    def load(self, batches: Iterable[IndexColumns], seq: int, total: int = 0) -> None:
-        """Fill an empty index with live rows, a batch of columns at a time (``total`` rows,
-        or about); then build the graph, or load the saved one, as ``apply`` would.
-
-        A million rows go in as a few hundred array copies instead of a million
-        row objects, and a saved graph is read from disk while they do. Callers
-        hold ``lock``.
-        """
-        if self.size or self.graph is not None:
-            raise ValueError("load() fills an empty index; apply() updates one")
-        large = self.hnsw_threshold is not None and total > self.hnsw_threshold
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            prefetch = pool.submit(self.graph_file.load) if large and self.graph_file else None
-            self._grow(total)
-            for cols in batches:
-                n = cols.rowids.size
-                self._grow(self.size + n)
-                at = self.columns(slice(self.size, self.size + n))
-                at.rowids[:], at.vectors[:], at.seqs[:] = cols.rowids, cols.vectors, cols.seqs
-                at.ends[:], at.starts[:], at.created[:] = cols.ends, cols.starts, cols.created
-                self.size += n
-            self._index_positions()
-            self._update_graph([], [], seq, None if prefetch is None else prefetch.result)
-        self.seq, self.rows_origin = seq, "store"
-        if self.graph is not None and self.rows_file is not None and self.size >= ROWS_FILE_MIN:
-            self.rows_unsaved = self.size  # none on disk that the store vouches for
-
-    def load_saved(
-        self,
-        saved: SavedRows,
-        newest: int,
-        written_since: Callable[[int], Iterable[list[IndexRow]]],
-    ) -> bool:
-        """Fill an empty index from a rows file and ``written_since(saved.seq)``, the rows
-        written since up to ``newest``, the store's counter now; False (the index still
-        empty) when the file cannot be read whole.
-
-        The saved graph is read meanwhile and patched last, once, for every row
-        that changed since it was saved: the graph is saved more often than the
-        rows (``ROWS_SAVE_SHARE``), and patching it against the rows as saved
-        would drop what the rows written since bring back. Callers hold ``lock``.
-        """
-        if self.size or self.graph is not None:
-            raise ValueError("load_saved() fills an empty index; apply() updates one")
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            prefetch = pool.submit(self.graph_file.load) if self.graph_file else None
-            columns = saved.columns()
-            if columns is None:
-                return False
-            self._adopt(columns, saved.count)
-            self._index_positions()
-            caught_up = self._upsert_batches(written_since(saved.seq), False, [], [])
-            self._update_graph([], [], newest, None if prefetch is None else prefetch.result)
-        self.seq, self.rows_origin = newest, "saved"
-        self.rows_unsaved = caught_up
-        return True
-
-    def _upsert(self, row: IndexRow, track: bool, stale: list[int], fresh: list[int]) -> None:
-        at = self.position.get(row.rowid)
-        if not row.alive or row.vector is None:
-            if at is not None:
-                self._remove(at)
-                if track:
-                    stale.append(row.rowid)
-            return
-        if at is None:
-            at = self.size
-            self.size += 1
-            self.position[row.rowid] = at
-            self.rowids[at] = row.rowid
-            if track:
-                fresh.append(row.rowid)
-        elif track and not np.array_equal(self.matrix[at], row.vector):
-            stale.append(row.rowid)  # re-embedded: the graph holds the old vector
-            fresh.append(row.rowid)
-        self.matrix[at] = row.vector
-        self.seqs[at] = -1 if row.seq is None else row.seq
-        ends = [t for t in (row.invalidated_at, row.valid_to, row.expires_at) if t is not None]
-        self.ends[at] = min(ends) if ends else NEVER
-        self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
-        self.created[at] = row.created_at
-
-    def _update_graph(
-        self,
-        stale: list[int],
-        fresh: list[int],
-        newest: int | None,
-        saved: Callable[[], tuple[HnswGraph, int] | None] | None = None,
-    ) -> None:
-        """Build (or load), update or drop the HNSW graph to match the rows now held.
-
-        ``newest``: the store's counter now (a saved graph past it is not used);
-        ``saved``: what reads the saved graph, when it is being read already.
-        """
-        threshold = self.hnsw_threshold
-        if self.graph is not None and (threshold is None or self.size < threshold // 2):
-            self.graph, self.graph_origin = None, ""  # small again: the exact scan is as fast
-            for kept in (self.graph_file, self.rows_file):
-                if kept is not None:
-                    kept.discard()
-        if self.graph is not None:
-            self.graph.remove(np.asarray(stale, np.int64))
-            picks = np.fromiter((self.position[r] for r in fresh), np.int64, len(fresh))
-            self.graph.add(self.rowids[picks], self.matrix[picks])
-        elif threshold is not None and self.size > threshold:
-            self.graph = self._saved_graph(newest, saved)
-            if self.graph is None:
-                self.graph, self.graph_origin = HnswGraph(self.dim), "built"
-                self.graph.add(self.rowids[: self.size], self.matrix[: self.size])
-                self.unsaved = self.size
-
-    def _saved_graph(
-        self, newest: int | None, saved: Callable[[], tuple[HnswGraph, int] | None] | None = None
-    ) -> HnswGraph | None:
-        """The graph saved by an earlier process, patched up to the rows now held; None when
-        there is none or it is too far behind (``PATCH_FRACTION``) to be worth patching."""
-        if saved is None and self.graph_file is not None:
-            saved = self.graph_file.load
-        found = None if saved is None else saved()
-        if found is None:
-            return None
-        graph, saved_seq = found
-        if newest is not None and saved_seq > newest:  # the database went back (a backup)
-            log.warning("graph %s is newer than the database; rebuilding", self.graph_file)
-            return None
-        # each of these holds a rowid once: set operations by sorting, not by hashing
-        live = self.rowids[: self.size]
-        keys = graph.keys()
-        # written since the save: maybe a new vector
-        redo = np.intersect1d(live[self.seqs[: self.size] > saved_seq], keys, assume_unique=True)
-        gone = np.setdiff1d(keys, live, assume_unique=True)  # deleted, archived or invalidated
-        add = np.union1d(
-            np.setdiff1d(live, keys, assume_unique=True),
-            np.intersect1d(redo, live, assume_unique=True),
-        )
-        if gone.size + add.size > PATCH_FRACTION * self.size:
-            log.info("graph %s is too far behind the rows; rebuilding", self.graph_file)
-            return None
-        graph.remove(np.union1d(gone, redo))
-        picks = np.fromiter((self.position[int(r)] for r in add), np.int64, add.size)
-        graph.add(self.rowids[picks], self.matrix[picks])
-        self.graph_origin, self.unsaved = "loaded", int(gone.size + add.size)
-        log.info("graph %s loaded; %d rows patched", self.graph_file, gone.size + add.size)
-        return graph
-
-    def save_due(self) -> bool:
-        """Enough rows changed since the graph was saved (``SAVE_ROWS``, at most 1 % of
-        them), or since the rows were (``ROWS_SAVE_SHARE``)."""
-        return self.unsaved >= max(1, min(SAVE_ROWS, self.size // 100)) or self._rows_due()
-
-    def _rows_due(self) -> bool:
-        return (
-            self.rows_file is not None
-            and self.size >= ROWS_FILE_MIN
-            # all of them when none are on disk, however few
-            and self.rows_unsaved >= min(self.size, max(SAVE_ROWS, self.size // ROWS_SAVE_SHARE))
-        )
-
-    def save(self) -> str | None:
-        """Keep the graph and the rows for the next process, if they changed; a failure is
-        only logged (the next process reads the rows from the store).
-
-        Returns the token of the rows file written, which the store records so
-        that only it is read back (``RowsFile``); None when none was written.
-        Callers hold ``lock``.
-        """
-        if self.graph is None or self.graph_file is None:
-            return None
-        token = None
-        try:
-            if self.unsaved:
-                self.graph_file.save(self.graph, self.seq)
-                self.unsaved = 0
-            if self.rows_file is not None and self.size < ROWS_FILE_MIN:
-                self.rows_file.discard()
-            elif self.rows_file is not None and self._rows_due():
-                token = self.rows_file.save(self.columns(slice(0, self.size)), self.seq)
-                self.rows_unsaved = 0
-                # map the file just written: the pages the save read, and the old file, go
-                saved = self.rows_file.open(token)
-                columns = None if saved is None else saved.columns()
-                if columns is not None:
-                    self._adopt(columns, self.size)
-        except (OSError, RuntimeError) as exc:
-            log.warning("cannot save the index of %s: %s", self.graph_file.path, exc)
-        return token
 
     def search(
         self,

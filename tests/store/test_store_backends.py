@@ -159,6 +159,20 @@ def test_concurrent_claims_run_each_task_once_and_one_per_space(postgres_url: st
     assert overlap == []
 
 
+def killed(store: PostgresStore, survivor: PostgresStore) -> None:
+    """``store``'s connections drop, as when its process is killed; returns once PostgreSQL
+    has ended their sessions (it does so a moment after a client goes, later on a busy
+    machine), so their advisory locks, the leases, are gone."""
+    store.close()
+    deadline = time.monotonic() + 30
+    query = (
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
+    while (survivor.one(query) or (0,))[0] and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def test_a_dead_servers_task_goes_to_another_and_a_live_ones_does_not(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -172,7 +186,7 @@ def test_a_dead_servers_task_goes_to_another_and_a_live_ones_does_not(
         # the other server, told every worker is dead, still leaves a leased task alone
         assert two.requeue_orphans(lambda worker: False, "ingest") == (0, [])
         assert two.claim_task("host-b:2/0", "ingest") is None
-        one.close()  # its connections drop, as when the process is killed
+        killed(one, two)
         taken = two.claim_task("host-b:2/0", "ingest")
         assert taken is not None and (taken["id"], taken["attempts"]) == ("t1", 2)
         assert two.finish_task("t1", "host-b:2/0", "completed", {}, [])
@@ -189,7 +203,7 @@ def test_claims_of_other_kinds_do_not_hold_back_a_kinds_orphan_check(postgres_ur
             one.record_task(conn, "t1", TENANT, SPACE, "ingest", "queued", {})
         assert one.claim_task("host-a:1/0", "ingest") is not None
         assert two.claim_task("host-b:2/0", "ingest") is None  # leased: left alone
-        one.close()  # killed
+        killed(one, two)
         time.sleep(tasks.ORPHAN_CHECK_S + 0.1)
         for kind in ("import", "consolidate"):  # polled first, as a server's workers do
             assert two.claim_task("host-b:2/1", kind) is None

@@ -12,6 +12,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,8 @@ BM25_PROBE_FACTOR = 4
 
 class SearchLegs(SpaceStore):
     index: VectorIndex | None  # set by bind_embedding_model
+    # records saved rows' tokens in order, off the search (SQLiteStore.close waits for it)
+    vouching: ThreadPoolExecutor
 
     def _sync_index(self, space_id: str) -> None:
         """Catch the space's index up with every committed write, from any process; then
@@ -67,7 +70,13 @@ class SearchLegs(SpaceStore):
                 if space.seq != seq:  # rows written since: the arrays grow as they need
                     space.apply_batches(self._index_rows(conn, space_id, space.seq), seq)
             if space.save_due():
-                self.vouch_for_index({space_id: space.save()})
+                self.vouch_later({space_id: space.save()})
+
+    def vouch_later(self, tokens: dict[str, str | None]) -> None:
+        """``vouch_for_index`` on a thread of its own: a write transaction, which the search
+        that saved the rows must not wait for behind another process's long write."""
+        if any(tokens.values()):
+            self.vouching.submit(self.vouch_for_index, tokens)
 
     def _load_index(
         self, conn: sqlite3.Connection, space_id: str, space: SpaceIndex, seq: int

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,8 +72,10 @@ class SQLiteStore(
     def __init__(self, path: Path | str) -> None:
         super().__init__(path)
         self.index = None
+        self.vouching = ThreadPoolExecutor(1, thread_name_prefix="memoryd-index-token")
 
     def close(self) -> None:
+        self.vouching.shutdown()  # the tokens of rows saved by searches, then the last ones
         if self.index is not None:  # the spaces that changed enough since their last save
             self.vouch_for_index(dict(self.index.save()))
         super().close()

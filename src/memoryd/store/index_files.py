@@ -209,7 +209,7 @@ class RowsFile(SavedFile):
         if not isinstance(capacity, int) or capacity < count:
             log.warning("rows %s: no capacity in the description; not used", self.path)
             return None
-        if self.path.stat().st_size != 5 * 8 * count + 4 * self.dim * capacity:
+        if meta["bytes"] != 5 * 8 * count + 4 * self.dim * capacity:  # described(): the size
             log.warning("rows %s are not %d rows long; not used", self.path, count)
             return None
         return SavedRows(self, count, capacity, int(meta["seq"]))

@@ -80,7 +80,7 @@ class SpaceGraph(SpaceArrays):
             self._index_positions()
             self._update_graph([], [], seq, None if prefetch is None else prefetch.result)
         self.seq, self.rows_origin = seq, "store"
-        if self.graph is not None and self.rows_file is not None and self.size >= ROWS_FILE_MIN:
+        if self.graph is not None:
             self.rows_unsaved = self.size  # none on disk that the store vouches for
 
     def load_saved(

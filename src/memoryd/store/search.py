@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
@@ -69,14 +69,9 @@ class SearchLegs(SpaceStore):
                     self._load_index(conn, space_id, space, seq)
                 if space.seq != seq:  # rows written since: the arrays grow as they need
                     space.apply_batches(self._index_rows(conn, space_id, space.seq), seq)
-            if space.save_due():
-                self.vouch_later({space_id: space.save()})
-
-    def vouch_later(self, tokens: dict[str, str | None]) -> None:
-        """``vouch_for_index`` on a thread of its own: a write transaction, which the search
-        that saved the rows must not wait for behind another process's long write."""
-        if any(tokens.values()):
-            self.vouching.submit(self.vouch_for_index, tokens)
+            token = space.save() if space.save_due() else None
+            if token is not None:  # a write: the search must not wait behind another's
+                self.vouching.submit(self.vouch_for_index, {space_id: token})
 
     def _load_index(
         self, conn: sqlite3.Connection, space_id: str, space: SpaceIndex, seq: int
@@ -98,14 +93,13 @@ class SearchLegs(SpaceStore):
         )
         space.load(self._index_columns(conn, space_id, space.dim), seq, total)
 
-    def vouch_for_index(self, tokens: dict[str, str | None]) -> None:
+    def vouch_for_index(self, tokens: Mapping[str, str]) -> None:
         """Record which saved rows each space's index may read back (``RowsFile``)."""
-        written = {k: v for k, v in tokens.items() if v is not None}
-        if not written:
+        if not tokens:
             return
         try:
             with self.write() as conn:
-                for space_id, token in written.items():
+                for space_id, token in tokens.items():
                     self.set_meta(conn, INDEX_TOKEN + space_id, token)
         except StorageError as exc:  # the saved rows stay unused: the next process reads SQLite
             log.warning("cannot record the saved index rows: %s", exc)

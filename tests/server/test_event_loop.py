@@ -127,3 +127,39 @@ def test_a_body_that_stops_arriving_is_timed_out(server: RunningServer, sent: by
     }
     with server.client(key) as http:
         assert http.get("/v1/memories").json()["total_count"] == 0
+
+
+# more writes than the server has worker threads (anyio's default limiter: 40 tokens)
+BLOCKED_WRITES = 48
+
+
+def test_health_answers_while_every_worker_thread_waits(server: RunningServer) -> None:
+    """``/health`` needs no worker thread: with every one of them held by a write that
+    waits for the lock, it still answers (and the writes all land once the lock goes)."""
+    _, key = create_tenant(server, "busy")
+    other_process = sqlite3.connect(server.home / DB_FILENAME, isolation_level=None)
+    other_process.execute("BEGIN IMMEDIATE")
+    try:
+        with ThreadPoolExecutor(max_workers=BLOCKED_WRITES) as pool:
+            writes = [
+                pool.submit(
+                    httpx.post,
+                    f"{server.url}/v1/memories",
+                    json={"content": f"written behind the lock {i}"},
+                    headers={"X-API-Key": key},
+                    timeout=ANSWER_WITHIN_S * 3,
+                )
+                for i in range(BLOCKED_WRITES)
+            ]
+            time.sleep(2)  # the writes have taken every thread and wait for the lock
+            assert not any(w.done() for w in writes)
+            health = httpx.get(f"{server.url}/health", timeout=ANSWER_WITHIN_S)
+            assert health.json() == {"status": "ok", "storage": "ok"}
+            other_process.execute("ROLLBACK")
+            assert [w.result().status_code for w in writes] == [201] * BLOCKED_WRITES
+    finally:
+        if other_process.in_transaction:
+            other_process.execute("ROLLBACK")
+        other_process.close()
+    with server.client(key) as http:
+        assert http.get("/v1/memories").json()["total_count"] == BLOCKED_WRITES

@@ -5,7 +5,9 @@ unauthenticated caller learns nothing about the routes' schemas, and an
 oversized body is refused before it is read into memory. Looking up a key
 reads the database, so it runs in a worker thread: nothing that may wait on
 SQLite runs on the event loop, where it would hold up every other request
-(``/health`` included). A body that stops arriving is timed out.
+(``/health`` included). A public path has no key to look up and goes on at
+once: a thread would make ``/health`` wait for one behind a busy server's
+searches. A body that stops arriving is timed out.
 """
 
 from __future__ import annotations
@@ -75,8 +77,12 @@ class Guard:
         render = (foreign(scope["path"], headers) if foreign else None) or error_response
         try:
             self._check_body_headers(scope, headers)
-            tenant = await run_in_threadpool(
-                self._identify, scope, headers, render is not error_response
+            tenant = (
+                None
+                if _public(scope["path"])
+                else await run_in_threadpool(
+                    self._identify, scope, headers, render is not error_response
+                )
             )
             scope.setdefault("state", {})["tenant"] = tenant
         except MemorydError as exc:
@@ -158,8 +164,6 @@ class Guard:
 
     def _identify(self, scope: Scope, headers: Headers, bearer: bool = False) -> Tenant | None:
         path = scope["path"]
-        if path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/"):
-            return None
         if path == TENANTS_PATH and scope["method"] == "POST":
             self._may_create_tenants(headers.get("x-api-key"))
             return None
@@ -211,6 +215,11 @@ class Guard:
         except UnauthorizedError:
             raise UnauthorizedError("invalid admin key") from None
         raise ForbiddenError("only the admin key may create tenants on this server")
+
+
+def _public(path: str) -> bool:
+    """A path anyone may read: no key to look up, so no thread to wait for."""
+    return path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/")
 
 
 class _BodyRefused(Exception):

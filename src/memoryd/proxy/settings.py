@@ -94,12 +94,20 @@ class TenantSettings:
         self._cache: dict[str, tuple[float, MemorySettings]] = {}
         self._lock = threading.Lock()
 
-    def get(self, tenant_id: str) -> MemorySettings:
-        now = time.monotonic()
+    def cached(self, tenant_id: str) -> MemorySettings | None:
+        """The tenant's settings when read recently enough, else None. No database
+        read: the event loop may ask, and go to a thread only for a miss."""
         with self._lock:
             cached = self._cache.get(tenant_id)
-        if cached is not None and now - cached[0] < CACHE_TTL_S:
+        if cached is not None and time.monotonic() - cached[0] < CACHE_TTL_S:
             return cached[1]
+        return None
+
+    def get(self, tenant_id: str) -> MemorySettings:
+        known = self.cached(tenant_id)
+        if known is not None:
+            return known
+        now = time.monotonic()
         stored = self.store.get_tenant_setting(tenant_id, SETTINGS_NAME)
         value = MemorySettings.model_validate(stored) if stored else MemorySettings()
         with self._lock:

@@ -162,9 +162,9 @@ class Proxy:
         if not isinstance(model, str) or not model.strip():
             return dialect.error(400, "invalid_request", "'model' is required (a string)")
         # read from the cache on the loop: a thread hop per request waits behind busy threads
-        settings = self.settings.cached(tenant.id) or await run_in_threadpool(
-            self.settings.get, tenant.id
-        )
+        settings = self.settings.cached(tenant.id)
+        if settings is None:
+            settings = await run_in_threadpool(self.settings.get, tenant.id)
         upstream = self.upstream_for(settings, model)
         if upstream is None:
             return dialect.error(

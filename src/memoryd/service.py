@@ -2,14 +2,16 @@
 
 Business rules live here and in the stage modules it calls; the doors only
 translate. Every method works inside one tenant and its spaces, so scoping
-is never a door's job.
+is never a door's job. The stages never take the façade back: they take the
+engine and the tenant (``TenantMemories`` for reading and writing memories
+one at a time, ``TenantScope`` for spaces, sharing and stats), so this module
+is built on them and not the other way round.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -20,14 +22,10 @@ from memoryd.engine import Engine
 from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.ids import resolve_id
 from memoryd.ingest.direct import (
-    build_direct_memory,
-    check_id,
     check_int,
     check_tags,
     check_time,
     check_unit,
-    derived_fields,
-    parse_changes,
     parse_enum,
 )
 from memoryd.ingest.worker import TaskWorker, wait_until_done
@@ -40,7 +38,6 @@ from memoryd.models import (
     SearchResponse,
     State,
     Tier,
-    parse_ts,
     personal_space,
     utcnow,
 )
@@ -48,6 +45,7 @@ from memoryd.retrieve.config import DEFAULT_LIMIT, DEFAULT_RECIPE, SearchConfig
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import to_us
 from memoryd.store.scopes import Viewer, normalize_scope
+from memoryd.tenancy.memories import TenantMemories
 from memoryd.users import LOCAL_TENANT as LOCAL_TENANT
 from memoryd.users import user_tenant
 
@@ -59,7 +57,6 @@ if TYPE_CHECKING:
 
     from memoryd.continuity.tasks import AgentTasks
     from memoryd.embed import Embedder
-    from memoryd.ingest.smart import SmartIngest
     from memoryd.retrieve import Retriever
     from memoryd.tenancy.sharing import Sharing
     from memoryd.tenancy.spaces import Spaces
@@ -70,16 +67,11 @@ MAX_LIMIT = 1000
 MAX_OFFSET = 10**12
 TASK_POLL_S = 0.05
 Progress = Callable[[int, int], None]
-# the span in which a fact held: a memory whose span is empty would never be live
-VALIDITY = ("valid_from", "valid_to")
 
 
 class MemoryService:
     """One tenant's view of an engine. ``for_tenant`` gives another tenant's view,
     ``for_agent`` the view of one of its agents (which sees only its scopes)."""
-
-    #: the agent this view acts as (memoryd.store.scopes); None: the owner, every scope
-    viewer: Viewer | None = None
 
     def __init__(
         self,
@@ -97,6 +89,7 @@ class MemoryService:
         self.store = self.engine.store
         self.tenant_id = tenant_id
         self.space_id = personal_space(tenant_id)
+        self.memories = TenantMemories(self.engine, tenant_id)
         if self._owns_engine:  # a view of a shared engine serves a tenant that exists
             self.store.ensure_tenant(tenant_id, tenant_id, self.space_id)
 
@@ -109,19 +102,22 @@ class MemoryService:
         sees global, the agent's tasks, its agent scope and that session only, and every
         write goes into one of those (memoryd.store.scopes)."""
         view = MemoryService(tenant_id=self.tenant_id, engine=self.engine)
-        view.viewer = Viewer.of(agent_id, session_id)
+        view.memories = TenantMemories(self.engine, self.tenant_id, Viewer.of(agent_id, session_id))
         return view
 
-    @cached_property
+    @property
+    def viewer(self) -> Viewer | None:
+        """The agent this view acts as (memoryd.store.scopes); None: the owner, every scope."""
+        return self.memories.viewer
+
+    @property
     def tasks(self) -> AgentTasks:
         """Collaboration tasks of the tenant's agents (the ``task/{id}`` scopes)."""
-        from memoryd.continuity.tasks import AgentTasks  # continuity builds on this service
-
-        return AgentTasks(self)
+        return self.memories.tasks
 
     def scoped(self, f: MemoryFilter) -> MemoryFilter:
         """``f`` as this view may see it: with the viewer of an agent's view."""
-        return f if self.viewer is None else replace(f, viewer=self.viewer)
+        return self.memories.scoped(f)
 
     @cached_property
     def spaces(self) -> Spaces:
@@ -177,35 +173,15 @@ class MemoryService:
         live in Berlin"). Content already held by a direct memory (or by the
         key) is a repeat: that memory is returned, recalled once more.
         """
-        if self.viewer is not None or fields.get("scope") is not None:
-            fields["scope"] = self.tasks.writable_scope(fields.get("scope"))
-        memory = build_direct_memory(
-            content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
-        )
-        from memoryd.ingest.direct_add import add_direct  # the slow path's slot rules
-
-        return add_direct(self, memory, fields, key, replaces)
+        return self.memories.add(content, key=key, replaces=replaces, **fields)
 
     def resolve_id(self, memory_id: Any, spaces: Sequence[str] | None = None) -> str:
         """The full id of a memory from its id or any unique prefix of it (4+ characters)."""
-        where = self.spaces.readable_spaces() if spaces is None else spaces
-        return resolve_id(
-            "memory",
-            memory_id,
-            lambda prefix, n: self.store.memory_ids_like(
-                self.tenant_id, where, prefix, n, self.viewer
-            ),
-        )
+        return self.memories.resolve_id(memory_id, spaces)
 
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
-        spaces = self.spaces.readable_spaces()
-        memory = self.store.get(
-            self.tenant_id, spaces, self.resolve_id(memory_id, spaces), self.viewer
-        )
-        if memory is None:
-            raise NotFoundError(f"memory {memory_id}")
-        return memory
+        return self.memories.get(memory_id)
 
     def update(self, memory_id: str, **fields: Any) -> Memory:
         """Change fields of a memory; new content is re-embedded before anything is written.
@@ -213,30 +189,7 @@ class MemoryService:
         Values equal to the current ones are no change: a call that changes
         nothing writes nothing (no history row, no new version).
         """
-        parsed = parse_changes(fields)
-        if "scope" in parsed:
-            parsed["scope"] = self.tasks.writable_scope(parsed["scope"])
-        memory_id = self.resolve_id(memory_id, [self.space_id])
-        current = self.store.get(self.tenant_id, [self.space_id], memory_id, self.viewer)
-        if current is None:
-            raise NotFoundError(f"memory {memory_id}")
-        changes = {k: v for k, v in parsed.items() if getattr(current, k, None) != v}
-        if not changes:
-            return current
-        vector = None
-        if changes.keys() & VALIDITY:
-            start, end = (_time(n, changes.get(n, getattr(current, n))) for n in VALIDITY)
-            if start is not None and end is not None and end <= start:
-                raise ValidationError("valid_to must be after valid_from")
-        if "content" in changes:
-            changes = {**derived_fields(current, changes["content"]), **changes}
-            from memoryd.ingest.conversation import embedding_text
-
-            vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
-        action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
-        return self.store.update_memory(
-            self.tenant_id, [self.space_id], memory_id, changes, vector=vector, action=action
-        )
+        return self.memories.update(memory_id, **fields)
 
     def delete(self, memory_id: str) -> None:
         """Soft delete: the row and its history stay; search and lists stop showing it.
@@ -274,10 +227,7 @@ class MemoryService:
     def expand_id(self, memory_id: Any, spaces: Sequence[str] | None = None) -> str:
         """The full id of a prefix; an id that matches nothing as it is, for the caller
         to judge (batch deletes skip unknown ids; sharing looks in spaces of its own)."""
-        try:
-            return self.resolve_id(memory_id, spaces)
-        except NotFoundError:
-            return check_id(memory_id)
+        return self.memories.expand_id(memory_id, spaces)
 
     def delete_all(self, confirm: bool = False) -> dict[str, int]:
         """Everything in the personal space; refused without ``confirm``."""
@@ -441,7 +391,7 @@ class MemoryService:
         from memoryd.ingest.capture import capture
 
         return capture(
-            self,
+            self.memories,
             messages,
             session_id=session_id,
             agent_id=agent_id,
@@ -454,20 +404,9 @@ class MemoryService:
 
     def start_worker(self) -> TaskWorker:
         """The background worker that runs smart-ingest tasks (resuming unfinished ones)."""
-        return self.engine.start_worker(self._run_task)
+        from memoryd.ingest.smart import start_smart_worker
 
-    def _run_task(self, task: dict[str, Any]) -> dict[str, Any]:
-        return self.smart_ingest_for(task).run(task["payload"])
-
-    def smart_ingest_for(self, task: dict[str, Any]) -> SmartIngest:
-        """The slow path for a task's tenant and space, with its learned noise and the LLM."""
-        from memoryd.ingest.noise import MAX_LEARNED_NOISE
-        from memoryd.ingest.smart import SmartIngest  # the slow path builds on this service
-        from memoryd.llm import create_llm  # None without an LLM configured: rules only
-
-        view = self.for_tenant(task["tenant_id"])
-        learned = self.store.learned_noise(task["space_id"], MAX_LEARNED_NOISE)
-        return SmartIngest(view, self.engine.noise_filter(learned), create_llm(self.settings))
+        return start_smart_worker(self.engine)
 
     def mark_noise(self, memory_id: str) -> None:
         """Teach the noise filter: this memory was chatter. It is deleted and its vector kept."""
@@ -502,9 +441,9 @@ class MemoryService:
 
     def consolidate(self) -> dict[str, Any]:
         """Queue a consolidation of this tenant's memories; its task (see ingest.consolidate)."""
-        from memoryd.ingest.consolidate import queue_consolidation  # builds on this service
+        from memoryd.ingest.consolidate import queue_consolidation
 
-        return queue_consolidation(self)
+        return self.task(queue_consolidation(self.engine, self.tenant_id))
 
     def session_messages(self, session_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.session_messages(self.tenant_id, self.space_id, session_id)
@@ -531,10 +470,3 @@ class MemoryService:
             "embedding_model": self.store.get_meta("embed_model"),
             "home": str(self.home),
         }
-
-
-def _time(name: str, value: Any) -> datetime | None:
-    try:
-        return parse_ts(value)
-    except (ValueError, TypeError, AttributeError):
-        raise ValidationError(f"{name} must be an ISO 8601 time, got {value!r}") from None

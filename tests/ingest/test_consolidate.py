@@ -83,7 +83,7 @@ def seed_messy(svc: MemoryService) -> dict[str, Memory]:
 
 
 def live(svc: MemoryService) -> list[Memory]:
-    return Consolidation(svc).live()
+    return Consolidation(svc.memories).live()
 
 
 def assert_consolidated(svc: MemoryService, seeded: dict[str, Memory]) -> None:
@@ -158,7 +158,7 @@ def test_consolidation_with_an_llm_merges_with_history(memory: SdkMemory) -> Non
     with ScriptedLLM() as scripted:
         scripted.script(json.dumps(answer))
         llm = OpenAICompatibleLLM("test-model", scripted.url)
-        result = Consolidation(svc, llm).run()
+        result = Consolidation(svc.memories, llm).run()
         prompt = scripted.chat_requests[0].messages[1]["content"]
     assert "On weekends the user goes hiking in the Alps." in prompt
     assert result["consolidator"] == "llm" and result["decisions"] == {"merge": 1}
@@ -178,7 +178,7 @@ def test_a_model_that_names_a_memory_it_was_not_shown_changes_nothing(
     answer = {"decisions": [{"fact_index": 0, "decision": "supersede", "target": 7}]}
     with ScriptedLLM() as scripted:
         scripted.script(json.dumps(answer))
-        result = Consolidation(svc, OpenAICompatibleLLM("m", scripted.url)).run()
+        result = Consolidation(svc.memories, OpenAICompatibleLLM("m", scripted.url)).run()
     assert result["retired"] == 0
     assert len(live(svc)) == 2
 
@@ -202,9 +202,9 @@ def test_an_interrupted_consolidation_resumes_where_it_stopped(
     seeded = seed_messy(svc)
     monkeypatch.setattr(consolidation, "BATCH", 3)
     with pytest.raises(TaskInterrupted):
-        Consolidation(svc, interrupted=StopAfter(2)).run()
+        Consolidation(svc.memories, interrupted=StopAfter(2)).run()
     assert 0 < len(seeded) - len(live(svc)) < 5  # part of the work is done
-    Consolidation(svc).run()
+    Consolidation(svc.memories).run()
     assert_consolidated(svc, seeded)
 
 
@@ -221,7 +221,7 @@ def test_a_run_left_by_a_dead_worker_is_finished_by_the_next(memory: SdkMemory) 
             "UPDATE tasks SET claimed_by = ? WHERE id = 'orphan-run'",
             (f"{socket.gethostname()}:{gone.pid}/0",),
         )
-    start_consolidation_worker(svc)
+    start_consolidation_worker(svc.engine)
     task = svc.wait_for_task("orphan-run", 60)
     assert task["status"] == "completed", task
     assert_consolidated(svc, seeded)
@@ -233,7 +233,7 @@ def test_the_schedule_queues_one_run_per_tenant(memory: SdkMemory) -> None:
     other = svc.for_user("someone")
     seed(other, "I live in Oslo.", month(1))
     seed(other, "I live in Bergen.", month(2))
-    task_ids = Schedule(svc, 3600).run_once()
+    task_ids = Schedule(svc.engine, 3600).run_once()
     assert len(task_ids) == 2
     views = sorted([svc, other], key=lambda s: s.tenant_id)  # the schedule's order
     for task_id, view in zip(task_ids, views, strict=True):

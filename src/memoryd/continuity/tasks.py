@@ -10,29 +10,27 @@ any scope of its own, but a task must exist.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.models import new_id
-from memoryd.store.scopes import AGENT, SESSION, TASK, Scope, check_part, parse_scope
-
-if TYPE_CHECKING:
-    from memoryd.service import MemoryService
+from memoryd.store.protocol import Store
+from memoryd.store.scopes import AGENT, SESSION, TASK, Scope, Viewer, check_part, parse_scope
 
 MAX_TITLE_CHARS = 500
 
 
 class AgentTasks:
-    """One tenant's tasks, as its owner or (``service.viewer``) as one of its agents."""
+    """One tenant's tasks, as its owner (``viewer`` None) or as one of its agents."""
 
-    def __init__(self, service: MemoryService) -> None:
-        self.svc = service
-        self.store = service.store
-        self.tenant_id = service.tenant_id
+    def __init__(self, store: Store, tenant_id: str, viewer: Viewer | None = None) -> None:
+        self.store = store
+        self.tenant_id = tenant_id
+        self.viewer = viewer
 
     def _agent(self, agent_id: str | None) -> str:
         """The agent a join or leave is for: an agent view acts for itself only."""
-        viewer = self.svc.viewer
+        viewer = self.viewer
         if viewer is None:
             if agent_id is None:
                 raise ValidationError("agent_id is required (or act as an agent)")
@@ -50,8 +48,8 @@ class AgentTasks:
         if not isinstance(title, str) or len(title) > MAX_TITLE_CHARS:
             raise ValidationError(f"title must be text of at most {MAX_TITLE_CHARS} characters")
         created = self.store.create_agent_task(self.tenant_id, task_id, title)
-        if self.svc.viewer is not None:
-            self.store.join_agent_task(self.tenant_id, task_id, self.svc.viewer.agent_id)
+        if self.viewer is not None:
+            self.store.join_agent_task(self.tenant_id, task_id, self.viewer.agent_id)
         return self.get(task_id), created
 
     def get(self, task_id: str) -> dict[str, Any]:
@@ -82,7 +80,7 @@ class AgentTasks:
     def writable_scope(self, value: Any) -> str:
         """The stored form of a scope the caller may write into (``None``: global)."""
         scope = parse_scope("global" if value is None else value)
-        viewer = self.svc.viewer
+        viewer = self.viewer
         if scope.kind == TASK:
             assert scope.task_id is not None
             self.get(scope.task_id)

@@ -26,6 +26,7 @@ from memoryd.imports.split import (
     smart_split,
     split_sections,
 )
+from memoryd.ingest.capture import capture
 from memoryd.ingest.direct import build_direct_memory
 from memoryd.ingest.reconcile import Fact
 from memoryd.ingest.select import MESSAGE_BUDGET
@@ -110,7 +111,7 @@ class ImportRunner:
 
     def __init__(self, smart: SmartIngest) -> None:
         self.smart = smart
-        self.service = smart.service
+        self.memories = smart.memories
         self.store = smart.store
         self.llm = smart.llm
 
@@ -193,7 +194,7 @@ class ImportRunner:
 
     def _checkpoint(self) -> None:
         """Between units: stop here when the process is stopping on request (Ctrl-C)."""
-        if self.service.engine.interrupted.is_set():
+        if self.memories.engine.interrupted.is_set():
             raise TaskInterrupted("import interrupted")
 
     # ------------------------------------------------------------------ the paths
@@ -207,11 +208,13 @@ class ImportRunner:
         for n, (conv, conv_windows) in enumerate(zip(conversations, windows, strict=True)):
             session = {**base, "session_id": f"import-{import_id}-{n}"}
             for batch in _batches(conv["messages"], CAPTURE_BATCH):
-                stored = self.service.ingest(
+                stored = capture(
+                    self.memories,
                     batch,
                     session_id=session["session_id"],
                     agent_id=session["agent_id"],
                     mode="raw",
+                    dates=None,
                     tags=session["tags"] or None,
                     source=session["source"],
                 )
@@ -239,8 +242,8 @@ class ImportRunner:
             memories = [
                 build_direct_memory(
                     passage,
-                    tenant_id=self.service.tenant_id,
-                    space_id=self.service.space_id,
+                    tenant_id=self.memories.tenant_id,
+                    space_id=self.memories.space_id,
                     memory_type=MemoryType.SESSION,
                     session_id=base["session_id"],
                     agent_id=base["agent_id"],
@@ -250,7 +253,7 @@ class ImportRunner:
                 )
                 for passage in batch
             ]
-            vectors = self.service.embed([m.content for m in memories])
+            vectors = self.memories.embed([m.content for m in memories])
             self.store.insert_memories(memories, vectors, actor=base["agent_id"])
             p.stored += len(memories)
             self._tick(import_id, p)

@@ -26,6 +26,7 @@ from memoryd.imports.runner import IMPORT, IMPORT_CONCURRENCY, ImportRunner, pas
 from memoryd.imports.split import Strategy, detect_strategy
 from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_tags
 from memoryd.ingest.privacy import redact
+from memoryd.ingest.smart import smart_ingest_for
 from memoryd.ingest.worker import TaskWorker, worker_alive
 from memoryd.models import MemoryType, Relation, RelationType, State, format_ts, utcnow
 from memoryd.service import MemoryService
@@ -48,7 +49,7 @@ def start_import_worker(service: MemoryService) -> TaskWorker:
     """The process's import worker (3 threads), resuming interrupted imports first."""
 
     def run(task: dict[str, Any]) -> dict[str, Any]:
-        return ImportRunner(service.smart_ingest_for(task)).run(task)
+        return ImportRunner(smart_ingest_for(service.engine, task)).run(task)
 
     def give_up(import_id: str) -> None:
         """An import interrupted too often: what its last attempt wrote goes, it is failed."""

@@ -34,7 +34,7 @@ from memoryd.store import MemoryFilter
 from memoryd.tenancy.sharing import Sharing
 
 if TYPE_CHECKING:
-    from memoryd.service import MemoryService
+    from memoryd.tenancy.memories import TenantMemories
 
 SMART_SOURCE = "smart-ingest"
 CREATING = {
@@ -69,21 +69,21 @@ def _start(memory: Memory) -> datetime:
 
 
 def apply_decision(
-    svc: MemoryService, verdict: Verdict, fact: Fact, payload: dict[str, Any]
+    mine: TenantMemories, verdict: Verdict, fact: Fact, payload: dict[str, Any]
 ) -> Memory | None:
     """Apply one decision; the memory it created, if any."""
     decision, target = verdict.decision, verdict.target
     if decision is Decision.SKIP:
         return None
     if decision is Decision.SUPPORT and target is not None:
-        svc.update(target.id, confidence=min(1.0, target.confidence + SUPPORT_CONFIDENCE_STEP))
+        mine.update(target.id, confidence=min(1.0, target.confidence + SUPPORT_CONFIDENCE_STEP))
         return None
     if decision is Decision.MERGE and target is not None:
         merged = verdict.merged_content or merged_text(target.content, fact.content)
         # a target with a slot keeps it: the merged words still fill that slot
         has_slot = any(t.startswith(SLOT_MARK_PREFIX) for t in target.marks)
         marks = target.marks if has_slot else [*target.marks, *fact_marks(fact)]
-        svc.update(
+        mine.update(
             target.id,
             content=merged,
             tags=list(dict.fromkeys([*target.tags, *fact_tags(fact, payload)])),
@@ -92,16 +92,16 @@ def apply_decision(
         )
         return None
     if decision is Decision.SUPERSEDE and target is not None:
-        return _supersede(svc, verdict, fact, target, payload)
-    created = _create(svc, verdict, fact, payload, fact_marks(fact))
+        return _supersede(mine, verdict, fact, target, payload)
+    created = _create(mine, verdict, fact, payload, fact_marks(fact))
     if target is not None and decision is Decision.CONTRADICT:
         back = Relation(relation_type=RelationType.CONTRADICTS, target_id=created.id)
-        svc.update(target.id, relations=[*target.relations, back])
+        mine.update(target.id, relations=[*target.relations, back])
     return created
 
 
 def _create(
-    svc: MemoryService,
+    mine: TenantMemories,
     verdict: Verdict,
     fact: Fact,
     payload: dict[str, Any],
@@ -115,7 +115,7 @@ def _create(
             label = verdict.context_label
             relations = [Relation(relation_type=relation, target_id=verdict.target.id,
                                   context_label=label)]  # fmt: skip
-    created = svc.add(
+    created = mine.add(
         fact.content,
         memory_type=MemoryType.INSIGHT,
         category=fact.category,
@@ -132,38 +132,38 @@ def _create(
         relations=relations,
         valid_from=fact.valid_from,
     )
-    Sharing(svc).apply_auto_share(created)  # rules watching this space, as for direct creates
+    Sharing(mine).apply_auto_share(created)  # rules watching this space, as for direct creates
     return created
 
 
 def _supersede(
-    svc: MemoryService, verdict: Verdict, fact: Fact, target: Memory, payload: dict[str, Any]
+    mine: TenantMemories, verdict: Verdict, fact: Fact, target: Memory, payload: dict[str, Any]
 ) -> Memory:
     """The new value replaces the target, or, said before it, becomes its history."""
     slot = slot_value(target)[0] if fact.old_value is not None else None
     marks = fact_marks(fact, slot)
     if fact.valid_from is not None and fact.valid_from < _start(target):
         # said before the value it would replace: history, already superseded by it
-        created = _create(svc, verdict, fact, payload, marks, relations=[])
-        svc.update(
+        created = _create(mine, verdict, fact, payload, marks, relations=[])
+        mine.update(
             created.id, invalidated_at=utcnow(), superseded_by=target.id, valid_to=_start(target)
         )
         return created
-    created = _create(svc, verdict, fact, payload, marks)
-    retire(svc, target, created, fact.valid_from)
+    created = _create(mine, verdict, fact, payload, marks)
+    retire(mine, target, created, fact.valid_from)
     return created
 
 
-def retire(svc: MemoryService, old: Memory, new: Memory, said_at: datetime | None) -> None:
+def retire(mine: TenantMemories, old: Memory, new: Memory, said_at: datetime | None) -> None:
     """``new`` replaces ``old``: invalidate it, end its validity when the change was said
     (now, where not known), and mark the turns that stated it."""
     now = utcnow()
     ends = said_at if said_at is not None and said_at > _start(old) else now
-    svc.update(old.id, invalidated_at=now, superseded_by=new.id, valid_to=ends)
-    retire_turns(svc, old, new)
+    mine.update(old.id, invalidated_at=now, superseded_by=new.id, valid_to=ends)
+    retire_turns(mine, old, new)
 
 
-def retire_turns(svc: MemoryService, old: Memory, new: Memory) -> int:
+def retire_turns(mine: TenantMemories, old: Memory, new: Memory) -> int:
     """Mark the raw turns that said ``old``'s value with ``new``, the memory replacing it.
 
     Those are the turns of ``old``'s conversation that hold the sentence it
@@ -171,13 +171,13 @@ def retire_turns(svc: MemoryService, old: Memory, new: Memory) -> int:
     already pointed at ``old``. They stay searchable; search ranks them below
     ``new``.
     """
-    store, turns = svc.store, MemoryType.SESSION
+    store, turns = mine.store, MemoryType.SESSION
     stale: dict[str, Memory] = {}
     said = " ".join(old.l1_overview.split())
     if old.session_id and said:
         rows, _ = store.list_memories(
-            svc.tenant_id,
-            [svc.space_id],
+            mine.tenant_id,
+            [mine.space_id],
             MemoryFilter(session_id=old.session_id, memory_type=[turns]),
             limit=MAX_SESSION_TURNS,
         )
@@ -188,12 +188,12 @@ def retire_turns(svc: MemoryService, old: Memory, new: Memory) -> int:
         replies = [t for t in rows if t.l1_overview in contexts and not spoken_by_user(t)]
         stale |= {t.id: t for t in stating + replies}
     pointed, _ = store.list_memories(
-        svc.tenant_id,
-        [svc.space_id],
+        mine.tenant_id,
+        [mine.space_id],
         MemoryFilter(superseded_by=old.id, memory_type=[turns]),
         limit=MAX_SESSION_TURNS,
     )
     stale |= {t.id: t for t in pointed}
     for turn in stale.values():
-        svc.update(turn.id, superseded_by=new.id)
+        mine.update(turn.id, superseded_by=new.id)
     return len(stale)

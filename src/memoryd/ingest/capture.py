@@ -44,7 +44,7 @@ from memoryd.store.rows import to_us
 from memoryd.store.sessions import RawMessage
 
 if TYPE_CHECKING:
-    from memoryd.service import MemoryService
+    from memoryd.tenancy.memories import TenantMemories
 
 # how long a turn sent without a session id counts as a repeat of the same words
 # stored before: longer than a working session, whose hooks resend the last turns
@@ -52,7 +52,7 @@ REPEAT_WINDOW = timedelta(hours=24)
 
 
 def capture(
-    svc: MemoryService,
+    mine: TenantMemories,
     messages: Sequence[Message | dict[str, Any]],
     *,
     session_id: str | None,
@@ -63,7 +63,7 @@ def capture(
     source: str | None,
     defer_embedding: bool = False,
 ) -> IngestResult:
-    """Store ``messages`` for ``svc``'s tenant; a smart ``mode`` queues the slow path."""
+    """Store ``messages`` for ``mine``'s tenant; a smart ``mode`` queues the slow path."""
     if mode not in ("raw", "smart"):
         raise ValidationError(f"unknown ingest mode: {mode} (expected raw or smart)")
     turns = parse_messages(messages, dates)
@@ -72,13 +72,13 @@ def capture(
     if session_id is None and turns:
         since = to_us(utcnow() - REPEAT_WINDOW) or 0
         digests = [t.digest for t in turns]
-        repeats = svc.store.recent_hashes(svc.tenant_id, svc.space_id, digests, since)
+        repeats = mine.store.recent_hashes(mine.tenant_id, mine.space_id, digests, since)
     session_id = session_id or str(uuid.uuid4())
     memories = [
         turn_memory(
             t,
-            tenant_id=svc.tenant_id,
-            space_id=svc.space_id,
+            tenant_id=mine.tenant_id,
+            space_id=mine.space_id,
             session_id=session_id,
             agent_id=agent_id,
             tags=tag_list,
@@ -87,34 +87,34 @@ def capture(
         for t in turns
     ]
     # every turn gives the next its context, a repeat too: what the new ones answer
-    link_context(memories, svc.store.last_session_line(svc.tenant_id, svc.space_id, session_id))
+    link_context(memories, mine.store.last_session_line(mine.tenant_id, mine.space_id, session_id))
     new = [(t, m) for t, m in zip(turns, memories, strict=True) if t.digest not in repeats]
     embed = [m for t, m in new if not is_tool_role(t.role)]
-    vectors = {} if defer_embedding else _vectors(svc, embed)
-    with svc.store.write() as conn:
-        fresh = svc.store.add_session_messages(
+    vectors = {} if defer_embedding else _vectors(mine, embed)
+    with mine.store.write() as conn:
+        fresh = mine.store.add_session_messages(
             conn,
-            svc.tenant_id,
-            svc.space_id,
+            mine.tenant_id,
+            mine.space_id,
             session_id,
             agent_id,
             [RawMessage(t.role, t.content, t.digest, to_us(t.said_at), m.id) for t, m in new],
         )
         kept = [m for (_, m), stored in zip(new, fresh, strict=True) if stored]
         if kept:
-            svc.store.insert_memories(
+            mine.store.insert_memories(
                 kept, [vectors.get(m.id) for m in kept], actor=agent_id, conn=conn
             )
             if defer_embedding:
                 ids = {m.id for m in embed}
-                svc.store.queue_embeddings(conn, [m for m in kept if m.id in ids])
+                mine.store.queue_embeddings(conn, [m for m in kept if m.id in ids])
         task_id = str(uuid.uuid4())
         smart = mode == "smart" and bool(new)  # all repeats: nothing new to distil
-        svc.store.record_task(
+        mine.store.record_task(
             conn,
             task_id,
-            svc.tenant_id,
-            svc.space_id,
+            mine.tenant_id,
+            mine.space_id,
             INGEST,
             "queued" if smart else "completed",
             ingest_task_result(mode, session_id, len(turns), len(kept)),
@@ -132,9 +132,11 @@ def capture(
             else None,
         )
     if defer_embedding and kept:
-        svc.engine.embed_queue().notify()
+        mine.engine.embed_queue().notify()
     if smart:
-        svc.start_worker().notify()
+        from memoryd.ingest.smart import start_smart_worker  # the slow path loads the LLM
+
+        start_smart_worker(mine.engine).notify()
     return IngestResult(
         task_id=task_id,
         session_id=session_id,
@@ -143,9 +145,9 @@ def capture(
     )
 
 
-def _vectors(svc: MemoryService, memories: Sequence[Memory]) -> dict[str, Any]:
+def _vectors(mine: TenantMemories, memories: Sequence[Memory]) -> dict[str, Any]:
     """The vectors of ``memories`` by id, computed now (before anything is written)."""
     if not memories:
         return {}
-    vectors = svc.embed([embedding_text(m) for m in memories])
+    vectors = mine.embed([embedding_text(m) for m in memories])
     return {m.id: v for m, v in zip(memories, vectors, strict=True)}

@@ -53,13 +53,14 @@ from memoryd.ingest.reconcile_llm import Verdict, reconcile_with_llm
 from memoryd.ingest.rules import extract_facts
 from memoryd.ingest.worker import TaskInterrupted
 from memoryd.llm import LLMClient, LLMError, Usage
-from memoryd.models import Memory, MemoryType, utcnow
+from memoryd.models import Memory, MemoryType, personal_space, utcnow
 from memoryd.periodic import Periodic
 from memoryd.store import MemoryFilter
+from memoryd.tenancy.memories import TenantMemories
 
 if TYPE_CHECKING:
+    from memoryd.engine import Engine
     from memoryd.ingest.worker import TaskWorker
-    from memoryd.service import MemoryService
 
 log = logging.getLogger(__name__)
 
@@ -105,17 +106,17 @@ def fact_of(memory: Memory) -> Fact:
 class Consolidation:
     """One consolidation run over one tenant's personal space."""
 
-    service: MemoryService
+    memories: TenantMemories
     llm: LLMClient | None = None
     interrupted: Any = None  # a threading.Event set when the process is stopping
 
     def live(self) -> list[Memory]:
         """The live distilled and stated memories, oldest first."""
-        svc, out, offset = self.service, [], 0
+        mine, out, offset = self.memories, [], 0
         live = MemoryFilter(memory_type=list(EXTRACTED_TYPES), live_at=utcnow())
         while True:
-            rows, _ = svc.store.list_memories(
-                svc.tenant_id, [svc.space_id], live, sort="created_at", order="asc",
+            rows, _ = mine.store.list_memories(
+                mine.tenant_id, [mine.space_id], live, sort="created_at", order="asc",
                 limit=PAGE, offset=offset,
             )  # fmt: skip
             out += rows
@@ -124,7 +125,7 @@ class Consolidation:
             offset += PAGE
 
     def run(self) -> dict[str, Any]:
-        _ = self.service.embedder  # load the model and bind the store's index to it
+        _ = self.memories.engine.embedder  # load the model and bind the store's index to it
         memories = self.live()
         retired: set[str] = set()
         counts: Counter[str] = Counter()
@@ -155,8 +156,8 @@ class Consolidation:
         usage: Usage,
         errors: list[str],
     ) -> None:
-        svc = self.service
-        vectors = svc.store.vectors_of([m.id for m in batch])
+        mine = self.memories
+        vectors = mine.store.vectors_of([m.id for m in batch])
         work: list[tuple[Memory, Fact, list[Candidate]]] = []
         for memory in batch:
             vector = vectors.get(memory.id)
@@ -165,7 +166,7 @@ class Consolidation:
             fact = fact_of(memory)
             older = [
                 c
-                for c in existing_for(svc, fact, np.asarray(vector, dtype=np.float32))
+                for c in existing_for(mine, fact, np.asarray(vector, dtype=np.float32))
                 if c.memory.id != memory.id
                 and c.memory.id not in retired
                 and (_start(c.memory), c.memory.id) < (_start(memory), memory.id)
@@ -210,19 +211,19 @@ class Consolidation:
 
     def _apply(self, decision: Decision, verdict: Verdict, new: Memory, old: Memory) -> str | None:
         """Apply one decision about ``new`` against the older ``old``; the id it retired."""
-        svc, now = self.service, utcnow()
+        mine, now = self.memories, utcnow()
         if decision in DUPLICATE:
             keep, drop = (new, old) if _pinned(new) and not _pinned(old) else (old, new)
-            svc.update(keep.id, confidence=min(1.0, keep.confidence + SUPPORT_CONFIDENCE_STEP))
-            svc.update(drop.id, invalidated_at=now, superseded_by=keep.id, valid_to=now)
+            mine.update(keep.id, confidence=min(1.0, keep.confidence + SUPPORT_CONFIDENCE_STEP))
+            mine.update(drop.id, invalidated_at=now, superseded_by=keep.id, valid_to=now)
             return drop.id
         if decision is Decision.MERGE:
             merged = verdict.merged_content or merged_text(old.content, new.content)
-            svc.update(old.id, content=merged)
-            svc.update(new.id, invalidated_at=now, superseded_by=old.id, valid_to=now)
+            mine.update(old.id, content=merged)
+            mine.update(new.id, invalidated_at=now, superseded_by=old.id, valid_to=now)
             return new.id
         if decision in CHANGE:
-            retire(svc, old, new, _start(new))
+            retire(mine, old, new, _start(new))
             return old.id
         return None
 
@@ -231,29 +232,29 @@ def _pinned(memory: Memory) -> bool:
     return memory.memory_type is MemoryType.PINNED
 
 
-def queue_consolidation(svc: MemoryService, reason: str = "manual") -> dict[str, Any]:
-    """Queue a consolidation of ``svc``'s tenant (or name the one already queued or running)."""
-    task_id = svc.store.open_task(svc.tenant_id, svc.space_id, CONSOLIDATE)
+def queue_consolidation(engine: Engine, tenant_id: str, reason: str = "manual") -> str:
+    """Queue a consolidation of the tenant's personal space: its task id (or the id of the
+    one already queued or running)."""
+    store, space_id = engine.store, personal_space(tenant_id)
+    task_id = store.open_task(tenant_id, space_id, CONSOLIDATE)
     if task_id is None:
         task_id = str(uuid.uuid4())
-        with svc.store.write() as conn:
-            svc.store.record_task(
-                conn, task_id, svc.tenant_id, svc.space_id, CONSOLIDATE, "queued",
+        with store.write() as conn:
+            store.record_task(
+                conn, task_id, tenant_id, space_id, CONSOLIDATE, "queued",
                 {"reason": reason}, payload={"reason": reason},
             )  # fmt: skip
-    start_consolidation_worker(svc).notify()
-    return svc.task(task_id)
+    start_consolidation_worker(engine).notify()
+    return task_id
 
 
-def start_consolidation_worker(svc: MemoryService) -> TaskWorker:
+def start_consolidation_worker(engine: Engine) -> TaskWorker:
     """The process's consolidation worker (resuming an interrupted run first)."""
     from memoryd.llm import create_llm  # None without an LLM configured: rules decide
 
-    engine = svc.engine
-
     def run(task: dict[str, Any]) -> dict[str, Any]:
-        view = svc.for_tenant(task["tenant_id"])
-        return Consolidation(view, create_llm(svc.settings), engine.interrupted).run()
+        mine = TenantMemories(engine, task["tenant_id"])
+        return Consolidation(mine, create_llm(engine.settings), engine.interrupted).run()
 
     return engine.start_worker(run, CONSOLIDATE)
 
@@ -263,18 +264,18 @@ class Schedule(Periodic):
 
     name = "memoryd-consolidate"
 
-    def __init__(self, svc: MemoryService, interval_s: float) -> None:
-        self.svc = svc
+    def __init__(self, engine: Engine, interval_s: float) -> None:
+        self.engine = engine
         super().__init__(interval_s)
 
     def run_once(self) -> list[str]:
         """Queue one consolidation per active tenant; the task ids."""
         queued = []
-        for tenant_id in self.svc.store.active_tenant_ids():
+        for tenant_id in self.engine.store.active_tenant_ids():
             try:
-                task = queue_consolidation(self.svc.for_tenant(tenant_id), "scheduled")
+                task_id = queue_consolidation(self.engine, tenant_id, "scheduled")
             except Exception:  # one tenant's failure must not stop the others' (logged)
                 log.exception("cannot queue the consolidation of tenant %s", tenant_id)
                 continue
-            queued.append(str(task["id"]))
+            queued.append(task_id)
         return queued

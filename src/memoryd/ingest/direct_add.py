@@ -32,14 +32,14 @@ from memoryd.store import MemoryFilter
 from memoryd.store.rows import to_us
 
 if TYPE_CHECKING:
-    from memoryd.service import MemoryService
+    from memoryd.tenancy.memories import TenantMemories
 
 # nearest neighbours of a new direct memory checked for the same content (same text, same vector)
 REPEAT_PROBE = 8
 
 
 def add_direct(
-    svc: MemoryService,
+    mine: TenantMemories,
     memory: Memory,
     fields: dict[str, Any],
     key: str | None,
@@ -48,36 +48,36 @@ def add_direct(
     """Store ``memory`` (built from ``fields``) by the rules of the module docstring."""
     if replaces is not None and (key or memory.memory_type is not MemoryType.PINNED):
         raise ValidationError("replaces applies to a direct memory without a key")
-    vector = svc.embed([memory.content])[0]
+    vector = mine.embed([memory.content])[0]
     if key:
-        current = slot_holder(svc, key)
+        current = slot_holder(mine, key)
     elif memory.memory_type is MemoryType.PINNED and replaces is None:
-        current = same_content(svc, memory, vector)  # a direct add, not a distilled fact
+        current = same_content(mine, memory, vector)  # a direct add, not a distilled fact
     else:
         current = None
     if current is not None and current.content == memory.content:
         if key:  # the slot's value again: other fields given are still changes
             given = {k: getattr(memory, k) for k in UPSERT_FIELDS if fields.get(k) is not None}
-            current = svc.update(current.id, **given)
-        svc.store.touch([current.id], to_us(utcnow()) or 0)
-        return svc.get(current.id)
+            current = mine.update(current.id, **given)
+        mine.store.touch([current.id], to_us(utcnow()) or 0)
+        return mine.get(current.id)
     if key and current is not None:
         kept = {k: getattr(current, k) for k in INHERITED_FIELDS if fields.get(k) is None}
         supersedes = Relation(relation_type=RelationType.SUPERSEDES, target_id=current.id)
         memory = memory.model_copy(update={**kept, "relations": [*memory.relations, supersedes]})
-        return svc.store.supersede(current, memory, vector, actor=memory.agent_id)
-    old = svc.get(replaces) if replaces is not None else None
-    return store_direct(svc, memory, vector, old)
+        return mine.store.supersede(current, memory, vector, actor=memory.agent_id)
+    old = mine.get(replaces) if replaces is not None else None
+    return store_direct(mine, memory, vector, old)
 
 
-def slot_holder(svc: MemoryService, key: str) -> Memory | None:
+def slot_holder(mine: TenantMemories, key: str) -> Memory | None:
     """The memory that holds ``key`` now (the latest value of the slot)."""
-    found, _ = svc.store.list_memories(
-        svc.tenant_id, [svc.space_id], MemoryFilter(key=key, live_at=utcnow()), limit=1
+    found, _ = mine.store.list_memories(
+        mine.tenant_id, [mine.space_id], MemoryFilter(key=key, live_at=utcnow()), limit=1
     )
     holder = found[0] if found else None
-    if holder is not None and svc.viewer is not None:
-        seen = svc.store.get(svc.tenant_id, [svc.space_id], holder.id, svc.viewer)
+    if holder is not None and mine.viewer is not None:
+        seen = mine.store.get(mine.tenant_id, [mine.space_id], holder.id, mine.viewer)
         if seen is None:
             raise ForbiddenError(
                 f"key {key!r} is held by a memory of a scope this agent cannot see"
@@ -86,15 +86,15 @@ def slot_holder(svc: MemoryService, key: str) -> Memory | None:
 
 
 def same_content(
-    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32]
+    mine: TenantMemories, memory: Memory, vector: npt.NDArray[np.float32]
 ) -> Memory | None:
     """A live direct memory with exactly this content, found by its (identical) vector."""
     now = utcnow()
     # a repeat is the same content in the same scope: another agent's twin is not this one
-    rowids = svc.store.vector_search(
-        svc.tenant_id, svc.space_id, vector, REPEAT_PROBE, MemoryFilter(live_at=now)
+    rowids = mine.store.vector_search(
+        mine.tenant_id, mine.space_id, vector, REPEAT_PROBE, MemoryFilter(live_at=now)
     )
-    for candidate in svc.store.by_rowids([r for r, _ in rowids]).values():
+    for candidate in mine.store.by_rowids([r for r, _ in rowids]).values():
         if (
             candidate.content == memory.content
             and candidate.scope == memory.scope
@@ -107,25 +107,25 @@ def same_content(
 
 
 def store_direct(
-    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32], old: Memory | None
+    mine: TenantMemories, memory: Memory, vector: npt.NDArray[np.float32], old: Memory | None
 ) -> Memory:
     """Store a direct memory; it supersedes ``old``, or the fact its words change."""
     if old is None and memory.memory_type is MemoryType.PINNED:
-        old = replaced_by_direct(svc, memory, vector)
+        old = replaced_by_direct(mine, memory, vector)
     if old is not None:
-        if old.space_id != svc.space_id or old.invalidated_at is not None:
+        if old.space_id != mine.space_id or old.invalidated_at is not None:
             raise ValidationError(f"memory {old.id} is not a current memory of this space")
         link = Relation(relation_type=RelationType.SUPERSEDES, target_id=old.id)
         memory.relations = [*memory.relations, link]
-    svc.store.insert_memories([memory], [vector], actor=memory.agent_id)
+    mine.store.insert_memories([memory], [vector], actor=memory.agent_id)
     if old is None:
         return memory
-    retire(svc, old, memory, memory.valid_from)
-    return svc.get(memory.id)
+    retire(mine, old, memory, memory.valid_from)
+    return mine.get(memory.id)
 
 
 def replaced_by_direct(
-    svc: MemoryService, memory: Memory, vector: npt.NDArray[np.float32]
+    mine: TenantMemories, memory: Memory, vector: npt.NDArray[np.float32]
 ) -> Memory | None:
     """The memory a direct add changes: the current holder of the slot its words fill.
 
@@ -137,7 +137,7 @@ def replaced_by_direct(
     if len(found) != 1:
         return None
     fact = Fact.from_rules(found[0], memory.confidence)
-    decided = slot_guard(fact, existing_for(svc, fact, vector))
+    decided = slot_guard(fact, existing_for(mine, fact, vector))
     if decided is None or decided[0] is not Decision.SUPERSEDE:
         return None
     # a fact changes the facts of its own scope only: an agent's note leaves global ones be

@@ -31,7 +31,7 @@ from memoryd.models import Memory, MemoryType, utcnow
 from memoryd.store import MemoryFilter
 
 if TYPE_CHECKING:
-    from memoryd.service import MemoryService
+    from memoryd.tenancy.memories import TenantMemories
 
 EXTRACTED_TYPES = (MemoryType.INSIGHT, MemoryType.PINNED)
 
@@ -45,10 +45,10 @@ def slot_marks(slot: str) -> list[str]:
 
 
 def existing_for(
-    svc: MemoryService, fact: Fact, vector: npt.NDArray[np.float32]
+    mine: TenantMemories, fact: Fact, vector: npt.NDArray[np.float32]
 ) -> list[Candidate]:
     """The fact's candidates, its slot's first, at most ``MAX_EXISTING``."""
-    store, tenant, space = svc.store, svc.tenant_id, svc.space_id
+    store, tenant, space = mine.store, mine.tenant_id, mine.space_id
     live = MemoryFilter(memory_type=list(EXTRACTED_TYPES), live_at=utcnow())
     rowids = [r for r, _ in store.vector_search(tenant, space, vector, MAX_PER_FACT, live)]
     rowids += [r for r, _ in store.bm25_search(tenant, space, fact.content, MAX_PER_FACT, live)]

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memoryd.engine import Engine
 from memoryd.ingest import rules
 from memoryd.ingest.admission import admit
 from memoryd.ingest.apply import apply_decision
@@ -57,9 +58,10 @@ from memoryd.ingest.reconcile import (
 )
 from memoryd.ingest.reconcile_llm import Verdict, reconcile_with_llm
 from memoryd.ingest.select import select_messages
-from memoryd.llm import LLMClient, LLMError, Usage
+from memoryd.ingest.worker import TaskWorker
+from memoryd.llm import LLMClient, LLMError, Usage, create_llm
 from memoryd.models import parse_ts
-from memoryd.service import MemoryService
+from memoryd.tenancy.memories import TenantMemories
 
 # how sure a rule match is that it found a durable fact (an LLM says so per fact)
 RULE_CONFIDENCE = 0.7
@@ -99,10 +101,10 @@ class SmartIngest:
     """One task's slow path; ``llm`` None means rules only (memoryd works offline)."""
 
     def __init__(
-        self, service: MemoryService, noise: NoiseFilter, llm: LLMClient | None = None
+        self, memories: TenantMemories, noise: NoiseFilter, llm: LLMClient | None = None
     ) -> None:
-        self.service = service
-        self.store = service.store
+        self.memories = memories
+        self.store = memories.store
         self.noise = noise
         self.llm = llm
 
@@ -172,7 +174,7 @@ class SmartIngest:
         self, facts: list[Fact], payload: dict[str, Any], r: Report, screen: bool
     ) -> None:
         """The rule path: each fact sees what the facts before it wrote."""
-        vectors = self.service.embed([f.content for f in facts]) if facts else None
+        vectors = self.memories.embed([f.content for f in facts]) if facts else None
         for i, fact in enumerate(facts):
             assert vectors is not None
             candidates = self._screen(fact, vectors[i], r.counts, screen)
@@ -180,14 +182,14 @@ class SmartIngest:
                 continue
             decision, target = rule_decision(fact, candidates)
             verdict = Verdict(enforce(decision, fact, target), target)
-            apply_decision(self.service, verdict, fact, payload)
+            apply_decision(self.memories, verdict, fact, payload)
             r.decisions[verdict.decision.value] += 1
 
     def _reconcile_batch(
         self, llm: LLMClient, facts: list[Fact], payload: dict[str, Any], r: Report, screen: bool
     ) -> None:
         """The LLM path: slot guard and empty neighbourhoods first, one call for the rest."""
-        vectors = self.service.embed([f.content for f in facts]) if facts else None
+        vectors = self.memories.embed([f.content for f in facts]) if facts else None
         kept: list[tuple[Fact, npt.NDArray[np.float32], list[Candidate]]] = []
         for i, fact in enumerate(facts):
             assert vectors is not None
@@ -223,7 +225,7 @@ class SmartIngest:
                 verdict = Verdict(*rule_decision(fact, candidates))
             verdict.decision = enforce(verdict.decision, fact, verdict.target)
             self._guard_batch(verdict, vector, retired, created)
-            made = apply_decision(self.service, verdict, fact, payload)
+            made = apply_decision(self.memories, verdict, fact, payload)
             if verdict.target is not None and verdict.decision in RETIRING:
                 retired.add(verdict.target.id)
             if made is not None:
@@ -252,14 +254,31 @@ class SmartIngest:
     ) -> list[Candidate] | None:
         """Noise filter and admission; the fact's candidates when it passes both."""
         if not screen:
-            return existing_for(self.service, fact, vector)
+            return existing_for(self.memories, fact, vector)
         if self.noise.check(fact.content, vector) is not None:
             counts["noise"] += 1
             return None
-        candidates = existing_for(self.service, fact, vector)
+        candidates = existing_for(self.memories, fact, vector)
         novelty = 1.0 - max((c.similarity for c in candidates), default=0.0)
         gate = admit(fact.category, fact.importance, fact.confidence, max(novelty, 0.0))
         if not gate.admitted:
             counts["rejected"] += 1
             return None
         return candidates
+
+
+def smart_ingest_for(engine: Engine, task: dict[str, Any]) -> SmartIngest:
+    """The slow path for a task's tenant and space, with its learned noise and the LLM."""
+    from memoryd.ingest.noise import MAX_LEARNED_NOISE
+
+    learned = engine.store.learned_noise(task["space_id"], MAX_LEARNED_NOISE)
+    return SmartIngest(
+        TenantMemories(engine, task["tenant_id"]),
+        engine.noise_filter(learned),
+        create_llm(engine.settings),  # None without an LLM configured: rules only
+    )
+
+
+def start_smart_worker(engine: Engine) -> TaskWorker:
+    """The process's worker that runs smart-ingest tasks (resuming unfinished ones first)."""
+    return engine.start_worker(lambda task: smart_ingest_for(engine, task).run(task["payload"]))

@@ -69,10 +69,10 @@ def create_app(
     root.start_worker()  # smart-ingest tasks, resuming what a stopped server left unfinished
     root.engine.embed_queue()  # vectors of turns answered before them, resumed likewise
     start_import_worker(root)  # file imports, likewise
-    start_consolidation_worker(root)  # consolidations, likewise
+    start_consolidation_worker(root.engine)  # consolidations, likewise
     schedule = None
     if settings.consolidate_interval_h > 0:
-        schedule = Schedule(root, settings.consolidate_interval_h * 3600)
+        schedule = Schedule(root.engine, settings.consolidate_interval_h * 3600)
     sessions = None
     if settings.session_consolidate_interval_min > 0:
         sessions = SessionWorker(root, settings.session_consolidate_interval_min * 60)

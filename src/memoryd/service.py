@@ -466,7 +466,7 @@ class MemoryService:
         from memoryd.stats import Stats
 
         return {
-            **Stats(self.engine, self.tenant_id).overview(),
+            **Stats(self.engine, self.tenant_id, self.viewer).overview(),
             "embedding_model": self.store.get_meta("embed_model"),
             "home": str(self.home),
         }

@@ -12,7 +12,8 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
-from memoryd.errors import ValidationError
+from memoryd.engine import Engine
+from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ingest import admission
 from memoryd.ingest.direct import check_id
 from memoryd.models import (
@@ -30,6 +31,7 @@ from memoryd.retrieve import decay as decay_stage
 from memoryd.retrieve.config import SHARED_WEIGHT, SPACE_WEIGHTS, stage_names
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
+from memoryd.store.scopes import Viewer
 from memoryd.tenancy.scope import TenantScope
 from memoryd.tenancy.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 
@@ -39,6 +41,15 @@ TOP_CATEGORIES = 5
 
 
 class Stats(TenantScope):
+    """The tenant's figures, as its owner or as one of its agents (``viewer``): an agent's
+    count, list and graph only the memories it may see (global, its tasks, its own scope
+    and session), as its searches do. Sharing events are every agent's: what a space
+    holds is a global copy."""
+
+    def __init__(self, engine: Engine, tenant_id: str, viewer: Viewer | None = None) -> None:
+        super().__init__(engine, tenant_id)
+        self.viewer = viewer
+
     def _spaces(self, space: str | None) -> list[str]:
         return [ref.space_id for ref in self.space_refs(space)]
 
@@ -47,14 +58,16 @@ class Stats(TenantScope):
         if not 1 <= days <= MAX_DAYS:
             raise ValidationError(f"days must be between 1 and {MAX_DAYS}")
         spaces = self._spaces(space)
-        totals = self.store.totals(self.me, spaces)
+        totals = self.store.totals(self.me, spaces, self.viewer)
         since = datetime.combine((utcnow() - timedelta(days=days - 1)).date(), time(), UTC)
         timeline: dict[str, dict[str, int]] = defaultdict(dict)
-        for day, kind, n in self.store.daily_counts(self.me, spaces, to_us(since) or 0):
+        for day, kind, n in self.store.daily_counts(
+            self.me, spaces, to_us(since) or 0, viewer=self.viewer
+        ):
             timeline[day][kind] = n
         categories: dict[str, dict[str, int]] = defaultdict(dict)
         for day, category, n in self.store.daily_counts(
-            self.me, spaces, to_us(since) or 0, by="category"
+            self.me, spaces, to_us(since) or 0, by="category", viewer=self.viewer
         ):
             categories[day][category] = n
         groups = {
@@ -70,7 +83,9 @@ class Stats(TenantScope):
             "total": totals["total"],
             # by_state counts deleted memories too: the one place a soft delete is visible
             **{
-                key: self.store.count_by(self.me, spaces, col, deleted=col == "state")
+                key: self.store.count_by(
+                    self.me, spaces, col, deleted=col == "state", viewer=self.viewer
+                )
                 for key, col in groups.items()
             },
             "timeline": [
@@ -145,7 +160,7 @@ class Stats(TenantScope):
 
     # ------------------------------------------------------------------ /v1/stats/tags
     def tags(self, limit: int = 20, min_count: int = 1, space: str | None = None) -> dict[str, Any]:
-        counts = self.store.tag_counts(self.me, self._spaces(space))
+        counts = self.store.tag_counts(self.me, self._spaces(space), self.viewer)
         return {
             "tags": [{"name": tag, "count": n} for tag, n, _ in counts if n >= min_count][
                 : max(limit, 0)
@@ -159,7 +174,9 @@ class Stats(TenantScope):
     def decay(self, memory_id: str, points: int = 90) -> dict[str, Any]:
         if not 1 <= points <= 3650:
             raise ValidationError("points must be between 1 and 3650")
-        m = self.get(check_id(memory_id))
+        m = self.store.get(self.me, self.readable_spaces(), check_id(memory_id), self.viewer)
+        if m is None:
+            raise NotFoundError(f"memory {memory_id}")
         now = utcnow()
         beta = decay_stage.BETA[m.tier]
         lam = math.log(2) / (
@@ -202,7 +219,7 @@ class Stats(TenantScope):
             for m in self.store.list_memories(
                 self.me,
                 self._spaces(None),
-                MemoryFilter(exclude_types=(MemoryType.SESSION,)),
+                MemoryFilter(exclude_types=(MemoryType.SESSION,), viewer=self.viewer),
                 sort="importance",
                 limit=limit,
             )[0]
@@ -246,8 +263,8 @@ class Stats(TenantScope):
         out = []
         for space in self.store.spaces_of(self.me):
             scope = [space.id]
-            totals = self.store.totals(self.me, scope)
-            agents = self.store.count_by(self.me, scope, "owner_agent_id")
+            totals = self.store.totals(self.me, scope, self.viewer)
+            agents = self.store.count_by(self.me, scope, "owner_agent_id", viewer=self.viewer)
             last = totals["last_updated_us"]
             out.append(
                 {
@@ -257,17 +274,21 @@ class Stats(TenantScope):
                     "owner_id": space.owner_id,
                     "memory_count": totals["total"],
                     "agent_count": len([a for a in agents if a]),
-                    "tier_distribution": self.store.count_by(self.me, scope, "tier"),
+                    "tier_distribution": self.store.count_by(
+                        self.me, scope, "tier", viewer=self.viewer
+                    ),
                     "top_categories": [
                         {"category": c, "count": n}
-                        for c, n in list(self.store.count_by(self.me, scope, "category").items())[
-                            :TOP_CATEGORIES
-                        ]
+                        for c, n in list(
+                            self.store.count_by(
+                                self.me, scope, "category", viewer=self.viewer
+                            ).items()
+                        )[:TOP_CATEGORIES]
                     ],
                     "last_activity": format_ts(
                         space.updated_at if last is None else max(from_us(last), space.updated_at)
                     ),
-                    "shared_in_count": self.store.shared_in(self.me, scope),
+                    "shared_in_count": self.store.shared_in(self.me, scope, self.viewer),
                     "member_count": sum(m.status is MemberStatus.ACTIVE for m in space.members),
                     "members": [
                         {"user_id": m.user_id, "role": m.role.value, "status": m.status.value}
@@ -293,6 +314,7 @@ class Stats(TenantScope):
             "content_preview",
         )
         events = []
+        # every agent sees them: a shared copy is global, every member's (tenancy/sharing.py)
         for row in self.store.sharing_events(self.me, self.readable_spaces(), since):
             event = dict(zip(keys, row[:8], strict=True))
             event["timestamp"] = format_ts(from_us(row[8]))
@@ -328,7 +350,7 @@ class Stats(TenantScope):
     def agents(self) -> dict[str, Any]:
         per_agent: dict[str, dict[str, Any]] = {}
         for agent, space, category, n, last, shared in self.store.agent_counts(
-            self.me, self._spaces(None)
+            self.me, self._spaces(None), self.viewer
         ):
             row = per_agent.setdefault(
                 agent,

@@ -126,3 +126,46 @@ def test_relations_spaces_sharing_agents(alice: TenantClient, bob: TenantClient)
     assert _get(bob, "/v1/stats/spaces")["total_spaces"] == 1
     assert team["id"] not in str(_get(bob, "/v1/stats/agents"))
     assert _get(alice, f"/v1/spaces/{quote(team['id'], safe='')}")["id"] == team["id"]
+
+
+def test_an_agent_counts_only_what_it_may_see(alice: TenantClient) -> None:
+    """Another agent's own scope stays out of an agent's figures, as out of its searches:
+    no counts, no tags, no labels in the graph, no decay. A shared copy is global."""
+    post = alice.http.post
+    secret = post(
+        "/v1/memories",
+        json={"content": "Agent A keeps the launch codes", "tags": ["secret"], "scope": "agent/a"},
+        headers={"X-Agent-Id": "a"},
+    ).json()
+    office = post("/v1/memories", json={"content": "Everyone may know the office is in Lyon"})
+    team = post("/v1/spaces", json={"name": "T", "space_type": "team"}).json()
+    shared = post(f"/v1/memories/{office.json()['id']}/share", json={"target_space": team["id"]})
+    assert shared.is_success, shared.text
+
+    def stats(path: str, agent: str | None, **params: Any) -> Any:
+        headers = {"X-Agent-Id": agent} if agent else {}
+        response = alice.http.get(path, params=params, headers=headers)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    owner, a, b = (stats("/v1/stats", who) for who in (None, "a", "b"))
+    assert owner["total"] == a["total"] == 3 and b["total"] == 2
+    assert a["by_agent"] == {"a": 1, "": 2} and b["by_agent"] == {"": 2}
+    assert sum(day["count"] for day in b["timeline"]) == 2
+    assert "secret" in str(stats("/v1/stats/tags", "a"))
+    assert "secret" not in str(stats("/v1/stats/tags", "b"))
+    assert "launch codes" in str(stats("/v1/stats/relations", "a"))
+    assert "launch codes" not in str(stats("/v1/stats/relations", "b"))
+    memory_counts = {
+        s["space_id"]: s["memory_count"] for s in stats("/v1/stats/spaces", "b")["spaces"]
+    }
+    assert memory_counts == {f"personal/{alice.id}": 1, team["id"]: 1}
+    listed = alice.http.get("/v1/memories", headers={"X-Agent-Id": "b"}).json()
+    assert listed["total_count"] == 1  # what the agent counts is what it can list
+    assert [row["agent_id"] for row in stats("/v1/stats/agents", "b")["agents"]] == [""]
+    assert stats("/v1/stats/sharing", "b")["summary"]["total_shares"] == 1
+    assert stats("/v1/stats/decay", "a", memory_id=secret["id"])["memory_id"] == secret["id"]
+    hidden = alice.http.get(
+        "/v1/stats/decay", params={"memory_id": secret["id"]}, headers={"X-Agent-Id": "b"}
+    )
+    _error(hidden, 404, "not_found")

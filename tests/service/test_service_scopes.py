@@ -3,7 +3,7 @@
 The full matrix over every door is tests/continuity/test_scopes.py (SQLite);
 this runs the same rule through the service on SQLite and PostgreSQL: every
 agent finds exactly global, the tasks it takes part in, its agent scope and
-its current session, on search, list, get and export.
+its current session, on search, list, get, export and stats.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ def test_each_agent_sees_exactly_its_scopes(service: MemoryService, reader: str)
     found = view.search("quince audit note", limit=50).results
     assert {r.memory.id for r in found} == expected
     assert {m.id for m in view.list_memories(limit=100)[0]} == expected
+    figures = view.stats()  # the stats count what the agent may see, no more
+    assert figures["total"] == sum(figures["by_agent"].values()) == len(expected)
     for scope, memory_id in ids.items():
         if allowed(reader, scope):
             assert view.get(memory_id).id == memory_id

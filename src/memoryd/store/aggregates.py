@@ -8,6 +8,7 @@ from typing import Any
 from memoryd.models import State
 from memoryd.store.database import Database
 from memoryd.store.filters import MemoryFilter, where_clause
+from memoryd.store.scopes import Viewer
 
 GROUPABLE = frozenset(
     (
@@ -28,19 +29,30 @@ DAILY_GROUPS = ("memory_type", "category")
 
 class AggregateStore(Database):
     def _scope(
-        self, tenant_id: str, space_ids: Sequence[str], deleted: bool = False
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        deleted: bool = False,
+        viewer: Viewer | None = None,
     ) -> tuple[str, list[Any]]:
         """Every memory but deleted ones (unless ``deleted``), conversation turns included."""
         states = list(State) if deleted else None
-        return where_clause(tenant_id, space_ids, MemoryFilter(state=states, exclude_types=()))
+        return where_clause(
+            tenant_id, space_ids, MemoryFilter(state=states, exclude_types=(), viewer=viewer)
+        )
 
     def count_by(
-        self, tenant_id: str, space_ids: Sequence[str], column: str, deleted: bool = False
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        column: str,
+        deleted: bool = False,
+        viewer: Viewer | None = None,
     ) -> dict[str, int]:
         """Counts by ``column``; deleted memories are counted only when ``deleted``."""
         if column not in GROUPABLE:
             raise ValueError(f"cannot group memories by {column!r}")
-        where, params = self._scope(tenant_id, space_ids, deleted)
+        where, params = self._scope(tenant_id, space_ids, deleted, viewer)
         rows = self.conn.execute(
             f"SELECT m.{column}, COUNT(*) FROM memories m WHERE {where} GROUP BY m.{column} "
             f"ORDER BY COUNT(*) DESC, m.{column}",
@@ -48,8 +60,10 @@ class AggregateStore(Database):
         )
         return {str(k): int(v) for k, v in rows}
 
-    def totals(self, tenant_id: str, space_ids: Sequence[str]) -> dict[str, Any]:
-        where, params = self._scope(tenant_id, space_ids)
+    def totals(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> dict[str, Any]:
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         total, importance, confidence, accesses, last = self.conn.execute(
             "SELECT COUNT(*), AVG(importance), AVG(confidence), SUM(access_count), "
             f"MAX(updated_at) FROM memories m WHERE {where}",
@@ -64,12 +78,17 @@ class AggregateStore(Database):
         }
 
     def daily_counts(
-        self, tenant_id: str, space_ids: Sequence[str], since_us: int, by: str = "memory_type"
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        since_us: int,
+        by: str = "memory_type",
+        viewer: Viewer | None = None,
     ) -> list[tuple[str, str, int]]:
         """(UTC date, memory type or category, count) of memories created since ``since_us``."""
         if by not in DAILY_GROUPS:
             raise ValueError(f"daily counts by {by!r}: one of {', '.join(DAILY_GROUPS)}")
-        where, params = self._scope(tenant_id, space_ids)
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         rows = self.conn.execute(
             f"SELECT date(m.created_at / 1000000, 'unixepoch') AS day, m.{by}, COUNT(*) "
             f"FROM memories m WHERE {where} AND m.created_at >= ? GROUP BY day, m.{by} "
@@ -78,9 +97,11 @@ class AggregateStore(Database):
         ).fetchall()
         return [(str(d), str(t), int(n)) for d, t, n in rows]
 
-    def tag_counts(self, tenant_id: str, space_ids: Sequence[str]) -> list[tuple[str, int, int]]:
+    def tag_counts(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> list[tuple[str, int, int]]:
         """(tag, memories carrying it, spaces it appears in), most used first."""
-        where, params = self._scope(tenant_id, space_ids)
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         rows = self.conn.execute(
             "SELECT t.value, COUNT(*), COUNT(DISTINCT m.space_id) FROM memories m, "
             f"json_each(m.tags) t WHERE {where} GROUP BY t.value ORDER BY COUNT(*) DESC, t.value",
@@ -89,10 +110,10 @@ class AggregateStore(Database):
         return [(str(tag), int(n), int(spaces)) for tag, n, spaces in rows]
 
     def agent_counts(
-        self, tenant_id: str, space_ids: Sequence[str]
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
     ) -> list[tuple[str, str, str, int, int, int]]:
         """(agent, space, category, count, last update in µs, shared copies) per group."""
-        where, params = self._scope(tenant_id, space_ids)
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         rows = self.conn.execute(
             "SELECT m.owner_agent_id, m.space_id, m.category, COUNT(*), MAX(m.updated_at), "
             f"SUM(m.provenance IS NOT NULL) FROM memories m WHERE {where} "
@@ -101,8 +122,10 @@ class AggregateStore(Database):
         ).fetchall()
         return [(str(a), str(s), str(c), int(n), int(t), int(sh)) for a, s, c, n, t, sh in rows]
 
-    def shared_in(self, tenant_id: str, space_ids: Sequence[str]) -> int:
-        where, params = self._scope(tenant_id, space_ids)
+    def shared_in(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> int:
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         return int(
             self.conn.execute(
                 f"SELECT COUNT(*) FROM memories m WHERE {where} AND m.provenance IS NOT NULL",

@@ -309,19 +309,33 @@ class Aggregates(Protocol):
     """Counts for the stats pages, computed in the database."""
 
     def count_by(
-        self, tenant_id: str, space_ids: Sequence[str], column: str, deleted: bool = False
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        column: str,
+        deleted: bool = False,
+        viewer: Viewer | None = None,
     ) -> dict[str, int]: ...
-    def totals(self, tenant_id: str, space_ids: Sequence[str]) -> dict[str, Any]: ...
+    def totals(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> dict[str, Any]: ...
     def daily_counts(
-        self, tenant_id: str, space_ids: Sequence[str], since_us: int, by: str = "memory_type"
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        since_us: int,
+        by: str = "memory_type",
+        viewer: Viewer | None = None,
     ) -> list[tuple[str, str, int]]: ...
     def tag_counts(
-        self, tenant_id: str, space_ids: Sequence[str]
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
     ) -> list[tuple[str, int, int]]: ...
     def agent_counts(
-        self, tenant_id: str, space_ids: Sequence[str]
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
     ) -> list[tuple[str, str, str, int, int, int]]: ...
-    def shared_in(self, tenant_id: str, space_ids: Sequence[str]) -> int: ...
+    def shared_in(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> int: ...
 
 
 class ContinuityRecords(Protocol):

@@ -13,7 +13,7 @@ router = APIRouter(tags=["stats"])
 
 @router.get("/v1/stats")
 def overview(svc: Caller, days: int = 30, space: str | None = None) -> CompactJSON:
-    return ok(Stats(svc.engine, svc.tenant_id).overview(space, days))
+    return ok(_stats(svc).overview(space, days))
 
 
 @router.get("/v1/stats/config")
@@ -23,29 +23,34 @@ def config(svc: Caller) -> CompactJSON:
 
 @router.get("/v1/stats/tags")
 def tags(svc: Caller, limit: int = 20, min_count: int = 1, space: str | None = None) -> CompactJSON:
-    return ok(Stats(svc.engine, svc.tenant_id).tags(limit, min_count, space))
+    return ok(_stats(svc).tags(limit, min_count, space))
 
 
 @router.get("/v1/stats/decay")
 def decay(svc: Caller, memory_id: str, points: int = 90) -> CompactJSON:
-    return ok(Stats(svc.engine, svc.tenant_id).decay(memory_id, points))
+    return ok(_stats(svc).decay(memory_id, points))
 
 
 @router.get("/v1/stats/relations")
 def relations(svc: Caller, limit: int = 100, min_importance: float = 0.0) -> CompactJSON:
-    return ok(Stats(svc.engine, svc.tenant_id).relations(limit, min_importance))
+    return ok(_stats(svc).relations(limit, min_importance))
 
 
 @router.get("/v1/stats/spaces")
 def spaces(svc: Caller) -> CompactJSON:
-    return ok(Stats(svc.engine, svc.tenant_id).spaces())
+    return ok(_stats(svc).spaces())
 
 
 @router.get("/v1/stats/sharing")
 def sharing(svc: Caller, days: int = 30) -> CompactJSON:
-    return ok(Stats(svc.engine, svc.tenant_id).sharing(days))
+    return ok(_stats(svc).sharing(days))
 
 
 @router.get("/v1/stats/agents")
 def agents(svc: Caller) -> CompactJSON:
-    return ok(Stats(svc.engine, svc.tenant_id).agents())
+    return ok(_stats(svc).agents())
+
+
+def _stats(svc: Caller) -> Stats:
+    """The caller's figures: an agent (``X-Agent-Id``) counts only what it may see."""
+    return Stats(svc.engine, svc.tenant_id, svc.viewer)

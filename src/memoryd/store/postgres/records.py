@@ -17,6 +17,7 @@ from memoryd.store.filters import MemoryFilter
 from memoryd.store.postgres.database import Conn, PgDatabase
 from memoryd.store.postgres.filters import where_clause
 from memoryd.store.rows import SELECT_COLUMNS, row_to_memory, to_us
+from memoryd.store.scopes import Viewer
 from memoryd.store.sessions import RawMessage
 
 
@@ -214,17 +215,28 @@ class PgRecords(PgDatabase):
 
     # ------------------------------------------------------------------ aggregates
     def _scope(
-        self, tenant_id: str, space_ids: Sequence[str], deleted: bool = False
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        deleted: bool = False,
+        viewer: Viewer | None = None,
     ) -> tuple[str, list[Any]]:
         states = list(State) if deleted else None
-        return where_clause(tenant_id, space_ids, MemoryFilter(state=states, exclude_types=()))
+        return where_clause(
+            tenant_id, space_ids, MemoryFilter(state=states, exclude_types=(), viewer=viewer)
+        )
 
     def count_by(
-        self, tenant_id: str, space_ids: Sequence[str], column: str, deleted: bool = False
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        column: str,
+        deleted: bool = False,
+        viewer: Viewer | None = None,
     ) -> dict[str, int]:
         if column not in GROUPABLE:
             raise ValueError(f"cannot group memories by {column!r}")
-        where, params = self._scope(tenant_id, space_ids, deleted)
+        where, params = self._scope(tenant_id, space_ids, deleted, viewer)
         rows = self.all(
             f"SELECT m.{column}, COUNT(*) FROM memories m WHERE {where} GROUP BY m.{column} "
             f"ORDER BY COUNT(*) DESC, m.{column}",
@@ -232,8 +244,10 @@ class PgRecords(PgDatabase):
         )
         return {str(k): int(v) for k, v in rows}
 
-    def totals(self, tenant_id: str, space_ids: Sequence[str]) -> dict[str, Any]:
-        where, params = self._scope(tenant_id, space_ids)
+    def totals(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> dict[str, Any]:
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         row = self.one(
             "SELECT COUNT(*), AVG(importance), AVG(confidence), SUM(access_count), "
             f"MAX(updated_at) FROM memories m WHERE {where}",
@@ -250,11 +264,16 @@ class PgRecords(PgDatabase):
         }
 
     def daily_counts(
-        self, tenant_id: str, space_ids: Sequence[str], since_us: int, by: str = "memory_type"
+        self,
+        tenant_id: str,
+        space_ids: Sequence[str],
+        since_us: int,
+        by: str = "memory_type",
+        viewer: Viewer | None = None,
     ) -> list[tuple[str, str, int]]:
         if by not in DAILY_GROUPS:
             raise ValueError(f"daily counts by {by!r}: one of {', '.join(DAILY_GROUPS)}")
-        where, params = self._scope(tenant_id, space_ids)
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         rows = self.all(
             "SELECT to_char(to_timestamp(m.created_at / 1000000) AT TIME ZONE 'UTC', "
             f"'YYYY-MM-DD') AS day, m.{by}, COUNT(*) FROM memories m WHERE {where} "
@@ -263,8 +282,10 @@ class PgRecords(PgDatabase):
         )
         return [(str(d), str(t), int(n)) for d, t, n in rows]
 
-    def tag_counts(self, tenant_id: str, space_ids: Sequence[str]) -> list[tuple[str, int, int]]:
-        where, params = self._scope(tenant_id, space_ids)
+    def tag_counts(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> list[tuple[str, int, int]]:
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         rows = self.all(
             "SELECT t.value, COUNT(*), COUNT(DISTINCT m.space_id) FROM memories m, "
             f"jsonb_array_elements_text(m.tags) AS t(value) WHERE {where} "
@@ -274,9 +295,9 @@ class PgRecords(PgDatabase):
         return [(str(tag), int(n), int(spaces)) for tag, n, spaces in rows]
 
     def agent_counts(
-        self, tenant_id: str, space_ids: Sequence[str]
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
     ) -> list[tuple[str, str, str, int, int, int]]:
-        where, params = self._scope(tenant_id, space_ids)
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         rows = self.all(
             "SELECT m.owner_agent_id, m.space_id, m.category, COUNT(*), MAX(m.updated_at), "
             f"COUNT(m.provenance) FROM memories m WHERE {where} "
@@ -285,8 +306,10 @@ class PgRecords(PgDatabase):
         )
         return [(str(a), str(s), str(c), int(n), int(t), int(sh)) for a, s, c, n, t, sh in rows]
 
-    def shared_in(self, tenant_id: str, space_ids: Sequence[str]) -> int:
-        where, params = self._scope(tenant_id, space_ids)
+    def shared_in(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> int:
+        where, params = self._scope(tenant_id, space_ids, viewer=viewer)
         row = self.one(
             f"SELECT COUNT(*) FROM memories m WHERE {where} AND m.provenance IS NOT NULL", params
         )

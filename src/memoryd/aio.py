@@ -20,6 +20,7 @@ import builtins
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from memoryd.client import (
     settings,
     write_export,
 )
+from memoryd.client_tasks import AsyncRemoteTasks
 from memoryd.embed import Embedder
 from memoryd.errors import ValidationError
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
@@ -227,13 +229,20 @@ class AsyncRemoteMemory:
         api_key: str | None = None,
         *,
         agent_id: str | None = None,
+        session_id: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        base, headers = settings(url, api_key, agent_id)
+        base, headers = settings(url, api_key, agent_id, session_id)
+        self.agent_id = agent_id
         self._http = httpx.AsyncClient(
             base_url=base, headers=headers, timeout=timeout, transport=transport
         )
+
+    @cached_property
+    def tasks(self) -> AsyncRemoteTasks:
+        """Collaboration tasks of the tenant's agents (as ``AsyncMemory.tasks``)."""
+        return AsyncRemoteTasks(self._send, self.agent_id)
 
     async def _send(self, call: Call[R]) -> R:
         try:

@@ -23,8 +23,9 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
@@ -34,6 +35,9 @@ from memoryd.ingest.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress
+
+if TYPE_CHECKING:
+    from memoryd.client_tasks import RemoteTasks
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT_S = 30.0
@@ -123,6 +127,8 @@ class Call(Generic[R]):
     path: str
     parse: Callable[[Any], R]
     options: dict[str, Any] = field(default_factory=dict)
+    # parse takes (answer, HTTP status): where the status says something (201: created)
+    with_status: bool = False
 
 
 def _messages(messages: Any, dates: Any) -> list[dict[str, Any]]:
@@ -287,9 +293,9 @@ def answer(call: Call[R], response: httpx.Response) -> R:
     """The method's result from the server's answer; its error as a MemorydError."""
     if response.is_error:
         raise _error(response)
-    if response.headers.get("content-type", "").startswith("application/json"):
-        return call.parse(response.json())
-    return call.parse(response.text)
+    json = response.headers.get("content-type", "").startswith("application/json")
+    data = response.json() if json else response.text
+    return call.parse((data, response.status_code) if call.with_status else data)
 
 
 def write_export(path: Path | str, text: str, progress: Progress | None) -> int:
@@ -361,6 +367,14 @@ class RemoteMemory:
     def mark_noise(self, memory_id: str) -> None:
         """Delete a memory that is chatter and teach the noise filter to drop its like."""
         self._send(Calls.mark_noise(memory_id))
+
+    @cached_property
+    def tasks(self) -> RemoteTasks:
+        """Collaboration tasks of the tenant's agents: ``create``, ``list``, ``join``,
+        ``leave``, ``get`` (as ``Memory.tasks``)."""
+        from memoryd.client_tasks import RemoteTasks
+
+        return RemoteTasks(self._send, self.agent_id)
 
     def task(self, task_id: str) -> dict[str, Any]:
         """The status of an ingest task (smart ones run in the background)."""

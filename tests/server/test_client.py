@@ -20,7 +20,7 @@ from memoryd import (
 )
 from memoryd.client import ServerError
 from memoryd.embed.local import LocalEmbedder
-from memoryd.errors import UnauthorizedError
+from memoryd.errors import MemorydError, UnauthorizedError
 
 if TYPE_CHECKING:
     from server_harness import TenantClient
@@ -195,3 +195,74 @@ def test_remote_clients_check_messages_and_user_ids(
             mem.search("x", limit="five")
         with pytest.raises(ValidationError, match="each user is a tenant"):
             mem.add("x", user_id="bob")
+
+
+def _plain(value: Any) -> Any:
+    """A task answer without its times (each store stamps its own)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if not k.endswith("_at")}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _tasks_script(tasks: Any) -> list[Any]:
+    """What agent "a" does with collaboration tasks: each answer, or the error's kind."""
+    steps: list[Callable[[], Any]] = [
+        lambda: tasks.create("launch", "Ship v2"),
+        lambda: tasks.create("launch", "again"),  # there already: not made twice
+        lambda: tasks.get("launch"),
+        lambda: tasks.list(),
+        lambda: tasks.list("b"),
+        lambda: tasks.join("launch", "b"),  # an agent acts for itself only
+        lambda: tasks.leave("launch"),
+        lambda: tasks.leave("launch"),  # no longer a member
+        lambda: tasks.join("launch"),
+        lambda: tasks.get("nope"),
+        lambda: tasks.create("bad/id"),
+    ]
+    out: list[Any] = []
+    for step in steps:
+        try:
+            out.append(_plain(step()))
+        except MemorydError as exc:
+            out.append(type(exc).__name__)
+    return out
+
+
+class _Blocking:
+    """An asyncio task API called step by step on one event loop, for the sync script."""
+
+    def __init__(self, tasks: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self.tasks, self.loop = tasks, loop
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.tasks, name)
+        return lambda *args: self.loop.run_until_complete(method(*args))
+
+
+def test_remote_tasks_agree_with_the_embedded_ones(
+    server: RunningServer,
+    make_tenant: Callable[..., TenantClient],
+    tmp_path: Path,
+    embedder: LocalEmbedder,
+) -> None:
+    with Memory(tmp_path / "home", embedder=embedder, agent_id="a") as local:
+        expected = _tasks_script(local.tasks)
+    assert expected[0][1] is True and expected[1][1] is False
+    assert expected[5] == "ForbiddenError" and expected[7] == expected[9] == "NotFoundError"
+    assert expected[10] == "ValidationError"
+    with RemoteMemory(server.url, make_tenant("tasks-sync").key, agent_id="a") as remote:
+        assert _tasks_script(remote.tasks) == expected
+    loop = asyncio.new_event_loop()
+    try:
+        remote_async = AsyncRemoteMemory(server.url, make_tenant("tasks-async").key, agent_id="a")
+        assert _tasks_script(_Blocking(remote_async.tasks, loop)) == expected
+        loop.run_until_complete(remote_async.close())
+    finally:
+        loop.close()
+    with RemoteMemory(server.url, make_tenant("tasks-owner").key) as owner:
+        owner.tasks.create("launch")
+        with pytest.raises(ValidationError, match="agent_id is required"):
+            owner.tasks.leave("launch")  # the owner names the agent
+        assert owner.tasks.join("launch", "b")["members"] == ["b"]

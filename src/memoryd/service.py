@@ -81,6 +81,7 @@ class MemoryService:
         embedder: Embedder | None = None,
         tenant_id: str = LOCAL_TENANT,
         engine: Engine | None = None,
+        viewer: Viewer | None = None,
     ) -> None:
         self._owns_engine = engine is None
         self.engine = engine or Engine(settings or load_settings(home), embedder)
@@ -89,7 +90,7 @@ class MemoryService:
         self.store = self.engine.store
         self.tenant_id = tenant_id
         self.space_id = personal_space(tenant_id)
-        self.memories = TenantMemories(self.engine, tenant_id)
+        self.memories = TenantMemories(self.engine, tenant_id, viewer)
         if self._owns_engine:  # a view of a shared engine serves a tenant that exists
             self.store.ensure_tenant(tenant_id, tenant_id, self.space_id)
 
@@ -101,9 +102,9 @@ class MemoryService:
         """The same tenant as one of its agents, in ``session_id``: every read of the view
         sees global, the agent's tasks, its agent scope and that session only, and every
         write goes into one of those (memoryd.store.scopes)."""
-        view = MemoryService(tenant_id=self.tenant_id, engine=self.engine)
-        view.memories = TenantMemories(self.engine, self.tenant_id, Viewer.of(agent_id, session_id))
-        return view
+        return MemoryService(
+            tenant_id=self.tenant_id, engine=self.engine, viewer=Viewer.of(agent_id, session_id)
+        )
 
     @property
     def viewer(self) -> Viewer | None:

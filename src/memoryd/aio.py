@@ -73,6 +73,9 @@ class AsyncTasks:
     async def leave(self, task_id: str, agent_id: str | None = None) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.leave, task_id, agent_id)
 
+    async def delete(self, task_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.sync.delete, task_id)
+
 
 class AsyncMemory:
     """An embedded memory store for asyncio code; see :class:`memoryd.Memory`."""

@@ -69,6 +69,9 @@ class TaskCalls:
             raise ValidationError("agent_id is required (or act as an agent)")
         return Call("DELETE", f"/v1/tasks/{_part(task_id)}/members/{_part(agent)}", _task)
 
+    def delete(self, task_id: str) -> Call[Task]:
+        return Call("DELETE", f"/v1/tasks/{_part(task_id)}", _task)
+
 
 class RemoteTasks:
     """A server's collaboration tasks; see :class:`memoryd.continuity.tasks.AgentTasks`."""
@@ -100,6 +103,11 @@ class RemoteTasks:
         task: Task = self._send(self._calls.leave(task_id, agent_id))
         return task
 
+    def delete(self, task_id: str) -> Task:
+        """The task as it was, deleted with its memberships (the owner's act)."""
+        task: Task = self._send(self._calls.delete(task_id))
+        return task
+
 
 class AsyncRemoteTasks:
     """A server's collaboration tasks for asyncio code; see :class:`RemoteTasks`."""
@@ -126,4 +134,8 @@ class AsyncRemoteTasks:
 
     async def leave(self, task_id: str, agent_id: str | None = None) -> Task:
         task: Task = await self._send(self._calls.leave(task_id, agent_id))
+        return task
+
+    async def delete(self, task_id: str) -> Task:
+        task: Task = await self._send(self._calls.delete(task_id))
         return task

@@ -237,3 +237,14 @@ def test_commands_that_do_not_embed_load_neither_numpy_nor_the_model(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
     )
     assert "LOADED []" in done.stderr, done.stderr[-2000:]
+
+
+def test_task_delete_ends_the_task(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    ok_json(home, "task", "create", "launch", "--title", "Ship v2")
+    ok_json(home, "task", "join", "launch", "coder")
+    gone = ok_json(home, "task", "delete", "launch")
+    assert gone["id"] == "launch" and gone["members"] == ["coder"]
+    assert ok_json(home, "task", "list")["tasks"] == []
+    again = run(home, "--json", "task", "delete", "launch")
+    assert again.code != 0 and json.loads(again.out)["error"]["code"] == "not_found"

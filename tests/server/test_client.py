@@ -220,6 +220,7 @@ def _tasks_script(tasks: Any) -> list[Any]:
         lambda: tasks.join("launch"),
         lambda: tasks.get("nope"),
         lambda: tasks.create("bad/id"),
+        lambda: tasks.delete("launch"),  # the owner's to delete, not an agent's
     ]
     out: list[Any] = []
     for step in steps:
@@ -251,7 +252,7 @@ def test_remote_tasks_agree_with_the_embedded_ones(
         expected = _tasks_script(local.tasks)
     assert expected[0][1] is True and expected[1][1] is False
     assert expected[5] == "ForbiddenError" and expected[7] == expected[9] == "NotFoundError"
-    assert expected[10] == "ValidationError"
+    assert expected[10] == "ValidationError" and expected[11] == "ForbiddenError"
     with RemoteMemory(server.url, make_tenant("tasks-sync").key, agent_id="a") as remote:
         assert _tasks_script(remote.tasks) == expected
     loop = asyncio.new_event_loop()
@@ -266,3 +267,7 @@ def test_remote_tasks_agree_with_the_embedded_ones(
         with pytest.raises(ValidationError, match="agent_id is required"):
             owner.tasks.leave("launch")  # the owner names the agent
         assert owner.tasks.join("launch", "b")["members"] == ["b"]
+        assert owner.tasks.delete("launch")["members"] == ["b"]
+        assert owner.tasks.list() == []
+        with pytest.raises(NotFoundError):
+            owner.tasks.delete("launch")

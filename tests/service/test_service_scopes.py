@@ -53,3 +53,26 @@ def test_each_agent_sees_exactly_its_scopes(service: MemoryService, reader: str)
     assert set(exported) == expected
     with pytest.raises(ForbiddenError):
         view.add("must not land", scope="agent/zed")
+
+
+def test_a_deleted_task_ends_every_part_in_it(service: MemoryService) -> None:
+    """The owner deletes a task: no agent is in it any more, nobody can write into it, and
+    its memories stay the owner's, seen by no agent."""
+    service.for_agent("a").tasks.create("t9", "quince launch")
+    service.tasks.join("t9", "b")
+    note = service.for_agent("a").add("rollout plan for the quince launch", scope="task/t9")
+    with pytest.raises(ForbiddenError, match="owner's to delete"):
+        service.for_agent("a").tasks.delete("t9")
+    gone = service.tasks.delete("t9")
+    assert gone["id"] == "t9" and sorted(gone["members"]) == ["a", "b"]
+    assert service.tasks.list() == []
+    for missing in (service.tasks.get, service.tasks.delete):
+        with pytest.raises(NotFoundError):
+            missing("t9")
+    assert service.get(note.id).id == note.id
+    for agent in ("a", "b"):
+        view = service.for_agent(agent)
+        with pytest.raises(NotFoundError):
+            view.get(note.id)
+        with pytest.raises(NotFoundError):
+            view.add("into a task that is gone", scope="task/t9")

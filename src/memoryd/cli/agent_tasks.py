@@ -106,3 +106,11 @@ def leave(
     with service() as svc:
         task = svc.tasks.leave(task_id, agent)
     emit(wire(task), lambda: _show(task))
+
+
+@task_app.command("delete")
+def delete(task_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
+    """Delete a collaboration task and every agent's part in it (its memories stay yours)."""
+    with service() as svc:
+        task = svc.tasks.delete(task_id)
+    emit(wire(task), lambda: _show(task))

@@ -77,6 +77,20 @@ class AgentTasks:
             raise NotFoundError(f"agent {agent} in task {task['id']}")
         return self.get(task["id"])
 
+    def delete(self, task_id: str) -> dict[str, Any]:
+        """The task as it was, now gone with every membership: the owner's act, not an
+        agent's. Its memories stay the owner's, seen by no agent (a task made again
+        with the same id gives its new members the old memories too)."""
+        if self.viewer is not None:
+            raise ForbiddenError(
+                f"agent {self.viewer.agent_id} cannot delete task {task_id}: a task is its "
+                "owner's to delete (send the request without an agent identity)"
+            )
+        task = self.get(task_id)
+        if not self.store.delete_agent_task(self.tenant_id, task["id"]):
+            raise NotFoundError(f"task {task_id}")  # deleted meanwhile
+        return task
+
     def writable_scope(self, value: Any) -> str:
         """The stored form of a scope the caller may write into (``None``: global)."""
         scope = parse_scope("global" if value is None else value)

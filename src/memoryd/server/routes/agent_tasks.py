@@ -1,4 +1,4 @@
-"""Collaboration tasks of agents: create, list, join, leave (the ``task/{id}`` scopes).
+"""Collaboration tasks of agents: create, list, join, leave, delete (``task/{id}`` scopes).
 
 A thin door over ``memoryd.continuity.tasks.AgentTasks``. ``GET
 /v1/tasks/{id}`` stays the status of a background ingest job (the ourmem
@@ -55,3 +55,10 @@ def join_task(svc: Caller, task_id: str, body: TaskJoin | None = None) -> Compac
 @router.delete("/v1/tasks/{task_id}/members/{agent_id}")
 def leave_task(svc: Caller, task_id: str, agent_id: str) -> CompactJSON:
     return ok(wire(svc.tasks.leave(task_id, agent_id)))
+
+
+@router.delete("/v1/tasks/{task_id}")
+def delete_task(svc: Caller, task_id: str) -> CompactJSON:
+    """The collaboration task as it was, deleted with its memberships (the owner's; an
+    agent gets 403). Its memories stay, seen by the owner and no agent."""
+    return ok(wire(svc.tasks.delete(task_id)))

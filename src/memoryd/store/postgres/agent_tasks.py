@@ -72,6 +72,18 @@ class PgAgentTasks(PgDatabase):
             )
         return cursor.rowcount == 1
 
+    def delete_agent_task(self, tenant_id: str, task_id: str) -> bool:
+        """The task and every membership in it; False when the tenant has no such task."""
+        with self.write() as conn:
+            conn.execute(
+                "DELETE FROM agent_task_members WHERE tenant_id = %s AND task_id = %s",
+                (tenant_id, task_id),
+            )
+            cursor = conn.execute(
+                "DELETE FROM agent_tasks WHERE tenant_id = %s AND id = %s", (tenant_id, task_id)
+            )
+        return cursor.rowcount == 1
+
     def is_task_member(self, tenant_id: str, task_id: str, agent_id: str) -> bool:
         row = self.one(
             "SELECT 1 FROM agent_task_members WHERE tenant_id = %s AND task_id = %s "

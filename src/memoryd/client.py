@@ -370,8 +370,8 @@ class RemoteMemory:
 
     @cached_property
     def tasks(self) -> RemoteTasks:
-        """Collaboration tasks of the tenant's agents: ``create``, ``list``, ``join``,
-        ``leave``, ``get`` (as ``Memory.tasks``)."""
+        """Collaboration tasks of the tenant's agents: ``create``, ``list``, ``get``,
+        ``join``, ``leave``, ``delete`` (as ``Memory.tasks``)."""
         from memoryd.client_tasks import RemoteTasks
 
         return RemoteTasks(self._send, self.agent_id)

@@ -12,8 +12,7 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
-from memoryd.engine import Engine
-from memoryd.errors import NotFoundError, ValidationError
+from memoryd.errors import ValidationError
 from memoryd.ingest import admission
 from memoryd.ingest.direct import check_id
 from memoryd.models import (
@@ -31,7 +30,6 @@ from memoryd.retrieve import decay as decay_stage
 from memoryd.retrieve.config import SHARED_WEIGHT, SPACE_WEIGHTS, stage_names
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
-from memoryd.store.scopes import Viewer
 from memoryd.tenancy.scope import TenantScope
 from memoryd.tenancy.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
 
@@ -45,10 +43,6 @@ class Stats(TenantScope):
     count, list and graph only the memories it may see (global, its tasks, its own scope
     and session), as its searches do. Sharing events are every agent's: what a space
     holds is a global copy."""
-
-    def __init__(self, engine: Engine, tenant_id: str, viewer: Viewer | None = None) -> None:
-        super().__init__(engine, tenant_id)
-        self.viewer = viewer
 
     def _spaces(self, space: str | None) -> list[str]:
         return [ref.space_id for ref in self.space_refs(space)]
@@ -174,9 +168,7 @@ class Stats(TenantScope):
     def decay(self, memory_id: str, points: int = 90) -> dict[str, Any]:
         if not 1 <= points <= 3650:
             raise ValidationError("points must be between 1 and 3650")
-        m = self.store.get(self.me, self.readable_spaces(), check_id(memory_id), self.viewer)
-        if m is None:
-            raise NotFoundError(f"memory {memory_id}")
+        m = self.get(check_id(memory_id))
         now = utcnow()
         beta = decay_stage.BETA[m.tier]
         lam = math.log(2) / (

@@ -46,7 +46,7 @@ from memoryd.ingest.admission import admit
 from memoryd.ingest.apply import apply_decision
 from memoryd.ingest.extract_llm import extract_with_llm
 from memoryd.ingest.neighbours import existing_for
-from memoryd.ingest.noise import NoiseFilter
+from memoryd.ingest.noise import MAX_LEARNED_NOISE, NoiseFilter
 from memoryd.ingest.reconcile import (
     DUPLICATE_SIMILARITY,
     Candidate,
@@ -269,8 +269,6 @@ class SmartIngest:
 
 def smart_ingest_for(engine: Engine, task: dict[str, Any]) -> SmartIngest:
     """The slow path for a task's tenant and space, with its learned noise and the LLM."""
-    from memoryd.ingest.noise import MAX_LEARNED_NOISE
-
     learned = engine.store.learned_noise(task["space_id"], MAX_LEARNED_NOISE)
     return SmartIngest(
         TenantMemories(engine, task["tenant_id"]),

@@ -162,10 +162,7 @@ class SpaceGraph(SpaceArrays):
         # written since the save: maybe a new vector
         redo = np.intersect1d(live[self.seqs[: self.size] > saved_seq], keys, assume_unique=True)
         gone = np.setdiff1d(keys, live, assume_unique=True)  # deleted, archived or invalidated
-        add = np.union1d(
-            np.setdiff1d(live, keys, assume_unique=True),
-            np.intersect1d(redo, live, assume_unique=True),
-        )
+        add = np.union1d(np.setdiff1d(live, keys, assume_unique=True), redo)  # redo: in live
         if gone.size + add.size > PATCH_FRACTION * self.size:
             log.info("graph %s is too far behind the rows; rebuilding", self.graph_file)
             return None

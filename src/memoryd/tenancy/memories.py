@@ -14,13 +14,11 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from memoryd.engine import Engine
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ids import resolve_id
 from memoryd.ingest.direct import build_direct_memory, check_id, derived_fields, parse_changes
 from memoryd.models import Memory, parse_ts
 from memoryd.store import MemoryFilter
-from memoryd.store.scopes import Viewer
 from memoryd.tenancy.scope import TenantScope
 
 if TYPE_CHECKING:
@@ -35,12 +33,6 @@ VALIDITY = ("valid_from", "valid_to")
 
 class TenantMemories(TenantScope):
     """The tenant's memories as its owner (``viewer`` None) or one of its agents sees them."""
-
-    def __init__(self, engine: Engine, tenant_id: str, viewer: Viewer | None = None) -> None:
-        super().__init__(engine, tenant_id)
-        self.tenant_id = tenant_id
-        self.settings = engine.settings
-        self.viewer = viewer
 
     @cached_property
     def tasks(self) -> AgentTasks:

@@ -15,6 +15,7 @@ from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ingest.direct import check_id
 from memoryd.models import Memory, normalise_space_id, personal_space
 from memoryd.retrieve import SpaceRef
+from memoryd.store.scopes import Viewer
 
 
 class Scoped(Protocol):
@@ -28,20 +29,30 @@ class Scoped(Protocol):
 
 
 class TenantScope:
+    """The tenant as its owner (``viewer`` None), or as one of its agents: then every read
+    sees only that agent's scopes (memoryd.store.scopes)."""
+
     @overload
-    def __init__(self, engine: Engine, tenant_id: str) -> None: ...
+    def __init__(self, engine: Engine, tenant_id: str, viewer: Viewer | None = None) -> None: ...
 
     @overload
     def __init__(self, engine: Scoped) -> None: ...
 
-    def __init__(self, engine: Engine | Scoped, tenant_id: str | None = None) -> None:
+    def __init__(
+        self, engine: Engine | Scoped, tenant_id: str | None = None, viewer: Viewer | None = None
+    ) -> None:
         if isinstance(engine, Engine):
             assert tenant_id is not None
             self.engine, self.me = engine, tenant_id
         else:  # a stage that holds a service passes it whole: its engine and tenant are taken
             self.engine, self.me = engine.engine, engine.tenant_id
+        self.viewer = viewer
         self.store = self.engine.store
         self.space_id = personal_space(self.me)
+
+    @property
+    def tenant_id(self) -> str:
+        return self.me
 
     def readable_spaces(self) -> list[str]:
         """Every space the tenant is a member of (pending invitations are not membership)."""
@@ -49,7 +60,7 @@ class TenantScope:
 
     def get(self, memory_id: str) -> Memory:
         """A memory of the personal space or of any space the tenant belongs to."""
-        memory = self.store.get(self.me, self.readable_spaces(), check_id(memory_id))
+        memory = self.store.get(self.me, self.readable_spaces(), check_id(memory_id), self.viewer)
         if memory is None:
             raise NotFoundError(f"memory {memory_id}")
         return memory

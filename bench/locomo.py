@@ -24,6 +24,7 @@ from bench.common import (
     run_all,
     summarize,
 )
+from memoryd.ingest.conversation import transcript_line
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
@@ -87,6 +88,7 @@ def run_conversation(
     config: SearchConfig,
     baselines: bool,
     ingest_mode: str = "raw",
+    per_session: bool = False,
 ) -> list[dict[str, Any]]:
     conv = sample["conversation"]
     dia_of_memory: dict[str, str] = {}
@@ -97,21 +99,19 @@ def run_conversation(
         svc = MemoryService(home, embedder=embedder)
         try:
             for number, date, turns in sessions(conv):
-                for turn in turns:
-                    text = turn_text(turn)
-                    if not text.strip():
-                        continue
+                said = [(turn, turn_text(turn)) for turn in turns if turn_text(turn).strip()]
+                calls = [said] if per_session else [[t] for t in said]
+                for call in calls:
                     result = svc.ingest(
-                        [{"role": turn["speaker"], "content": text}],
+                        [{"role": turn["speaker"], "content": text} for turn, text in call],
                         session_id=f"{sample['sample_id']}-s{number}",
                         dates=date,
                         mode=ingest_mode,
                     )
                     tasks.append(result.task_id)
-                    for memory_id in result.memory_ids:
-                        dia_of_memory[memory_id] = turn["dia_id"]
-                    texts.append(text)
-                    dia_ids.append(turn["dia_id"])
+                    dia_of_memory.update(_dia_ids(svc, call, result.memory_ids))
+                texts += [text for _, text in said]
+                dia_ids += [turn["dia_id"] for turn, _ in said]
             for task_id in tasks if ingest_mode == "smart" else ():
                 svc.wait_for_task(task_id, timeout_s=SMART_TASK_TIMEOUT_S)
             known = set(dia_ids)
@@ -145,6 +145,18 @@ def run_conversation(
     return rows
 
 
+def _dia_ids(
+    svc: MemoryService, call: list[tuple[dict[str, Any], str]], memory_ids: list[str]
+) -> dict[str, str]:
+    """The dialogue id of each memory a call stored (a turn said twice is stored once)."""
+    if len(call) == 1:
+        return dict.fromkeys(memory_ids, call[0][0]["dia_id"])
+    by_line: dict[str, str] = {}
+    for turn, text in call:
+        by_line.setdefault(transcript_line(turn["speaker"], text), turn["dia_id"])
+    return {m: by_line[svc.get(m).content] for m in memory_ids}
+
+
 def conversation_rows(
     sample: dict[str, Any],
     embedder: CachedEmbedder,
@@ -152,8 +164,9 @@ def conversation_rows(
     config: SearchConfig,
     baselines: bool,
     ingest_mode: str,
+    per_session: bool,
 ) -> list[dict[str, Any]]:
-    return run_conversation(sample, embedder, config, baselines, ingest_mode)
+    return run_conversation(sample, embedder, config, baselines, ingest_mode, per_session)
 
 
 def aggregate(rows: list[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
@@ -169,12 +182,19 @@ def run(
     baselines: bool = True,
     ingest_mode: str = "raw",
     jobs: int = 1,
+    per_session: bool = False,
 ) -> dict[str, Any]:
     samples = load(path)[:limit] if limit else load(path)
     rows, wall_s = run_all(
         "locomo",
         samples,
-        partial(conversation_rows, config=config, baselines=baselines, ingest_mode=ingest_mode),
+        partial(
+            conversation_rows,
+            config=config,
+            baselines=baselines,
+            ingest_mode=ingest_mode,
+            per_session=per_session,
+        ),
         embedder,
         jobs,
     )
@@ -187,7 +207,8 @@ def run(
         "halves": {"a": aggregate(rows[0::2]), "b": aggregate(rows[1::2])},
         "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
         "config": {
-            "ingest": "turns, speaker as role, each with its session date "
+            "ingest": ("a session per call" if per_session else "a turn per call")
+            + ", speaker as role, each turn with its session date "
             f"(MemoryService.ingest mode={ingest_mode}"
             + (SMART_NOTE if ingest_mode == "smart" else "")
             + ")",

@@ -4,6 +4,7 @@ crosslingual, first-week, continuity."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -151,13 +152,28 @@ def locomo(
     recipe: RecipeOption = "default",
     ingest: IngestOption = "raw",
     jobs: JobsOption = 1,
+    per_session: Annotated[
+        bool,
+        typer.Option(
+            "--per-session",
+            help="Ingest a session per call (a transcript at once) instead of a turn per call.",
+        ),
+    ] = False,
 ) -> None:
     """LoCoMo, turn level: recall@5/@10 of evidence turns, session R@5 (any)."""
     from bench import locomo as lc
 
     keys = ["recall@5", "recall@10", "session_R@5_any"]
     _retrieval(
-        lc.run, path, limit, out, keys, baselines=baselines, recipe=recipe, ingest=ingest, jobs=jobs
+        partial(lc.run, per_session=per_session),
+        path,
+        limit,
+        out,
+        keys,
+        baselines=baselines,
+        recipe=recipe,
+        ingest=ingest,
+        jobs=jobs,
     )
 
 

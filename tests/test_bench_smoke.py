@@ -146,6 +146,21 @@ def test_locomo_harness(tmp_path: Path) -> None:
     assert set(report["baselines"]) == {"bm25", "dense"}
 
 
+def test_locomo_a_session_per_call_finds_what_a_turn_per_call_does(tmp_path: Path) -> None:
+    # a turn is read with the line before it however the conversation arrives
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(LOCOMO))
+    turns = bench(tmp_path, "locomo", str(path), "--limit", "1", "--no-baselines")
+    sessions = bench(
+        tmp_path, "locomo", str(path), "--limit", "1", "--no-baselines", "--per-session"
+    )
+    assert sessions["config"]["ingest"].startswith("a session per call")
+    assert [q["top10"] for q in sessions["per_question"]] == [
+        q["top10"] for q in turns["per_question"]
+    ]
+    assert all(q["top10"] for q in sessions["per_question"])
+
+
 def test_context_harness(tmp_path: Path) -> None:
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(LOCOMO))

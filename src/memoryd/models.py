@@ -141,7 +141,7 @@ def parse_ts(value: str | datetime | None) -> datetime | None:
 
 
 class Relation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     relation_type: RelationType
     target_id: str
@@ -149,7 +149,7 @@ class Relation(BaseModel):
 
 
 class Provenance(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     shared_from_space: str
     shared_from_memory: str
@@ -163,7 +163,7 @@ class Provenance(BaseModel):
 class Memory(BaseModel):
     """One durable memory. ``content`` is the ground truth that is embedded and indexed."""
 
-    model_config = ConfigDict(validate_assignment=False, use_enum_values=False)
+    model_config = ConfigDict(validate_assignment=False, use_enum_values=False, defer_build=True)
 
     id: str = Field(default_factory=new_id)
     content: str
@@ -263,6 +263,8 @@ class ScoredMemory(BaseModel):
     be embedded.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     memory: Memory
     score: float
     similarity: float | None = None
@@ -271,7 +273,7 @@ class ScoredMemory(BaseModel):
 class Message(BaseModel):
     """One conversation message as a door receives it."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     role: str
     content: str
@@ -284,6 +286,7 @@ class Message(BaseModel):
 
 
 class StageTrace(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     name: str
     input_count: int
     output_count: int
@@ -292,17 +295,20 @@ class StageTrace(BaseModel):
 
 
 class SearchTrace(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     stages: list[StageTrace] = Field(default_factory=list)
     total_duration_ms: float = 0.0
     final_count: int = 0
 
 
 class SearchResponse(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     results: list[ScoredMemory]
     trace: SearchTrace | None = None
 
 
 class IngestResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     task_id: str
     session_id: str
     stored_count: int
@@ -324,6 +330,7 @@ class MemberStatus(StrEnum):
 
 
 class Member(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     user_id: str
     role: Role
     joined_at: datetime
@@ -332,6 +339,8 @@ class Member(BaseModel):
 
 class AutoShareRule(BaseModel):
     """Copy new memories of ``source_space`` that match into the rule's space."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str = Field(default_factory=new_id)
     source_space: str
@@ -343,6 +352,7 @@ class AutoShareRule(BaseModel):
 
 
 class Space(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     id: str
     space_type: SpaceType
     name: str = ""
@@ -364,6 +374,7 @@ class Space(BaseModel):
 
 
 class Tenant(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     id: str
     name: str
     status: str = "active"
@@ -372,6 +383,8 @@ class Tenant(BaseModel):
 
 class ApiKey(BaseModel):
     """A key's public record; the secret itself is shown once and stored hashed."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     tenant_id: str

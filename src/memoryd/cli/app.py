@@ -9,6 +9,7 @@ error shape: a message on stderr, or ``{"error": {"code", "message"}}`` with
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import sys
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.models import CommandInfo
 
 from memoryd.errors import MemorydError, ValidationError
 from memoryd.users import user_tenant
@@ -51,6 +53,8 @@ DATA = "Conversations, files and exports"
 SERVER = "Server, keys and agent hosts"
 # exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it
 INTERRUPTED = 130
+# the global options that take a value (``--home DIR``): the command follows them
+VALUED_GLOBALS = ("--home", "--user", "--database")
 
 
 class State:
@@ -260,10 +264,52 @@ def _wants_json(args: list[str]) -> bool:
     return False
 
 
+def invoked(args: list[str]) -> str | None:
+    """The command ``args`` name: the first word that is not a global option or its value."""
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        if arg == "--":
+            return None
+        if arg in VALUED_GLOBALS:
+            at += 2
+        elif arg.startswith("-"):
+            at += 1
+        else:
+            return arg
+    return None
+
+
+def only(name: str | None) -> typer.Typer:
+    """The app with just the command (or group of commands) ``name``, when it has one.
+
+    Typer reads the signature of every command to build its tree: 58
+    commands cost more than opening the database. A command run builds its
+    own; ``--help``, no command or an unknown one get the whole tree (click
+    then lists or suggests the commands).
+    """
+    commands = [c for c in app.registered_commands if _command_name(c) == name]
+    groups = [
+        g for g in app.registered_groups if typer.main.solve_typer_info_defaults(g).name == name
+    ]
+    if not commands and not groups:
+        return app
+    pruned = copy.copy(app)
+    pruned.registered_commands = commands
+    pruned.registered_groups = groups
+    return pruned
+
+
+def _command_name(info: CommandInfo) -> str | None:
+    if info.name:
+        return info.name
+    return None if info.callback is None else typer.main.get_command_name(info.callback.__name__)
+
+
 def run(args: list[str] | None = None) -> None:
     """The ``memoryd`` console script."""
     args = global_first(sys.argv[1:] if args is None else args)
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(only(invoked(args)))
     _quiet_flags(command)
     try:
         if not _wants_json(args):

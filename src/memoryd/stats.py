@@ -29,6 +29,7 @@ from memoryd.retrieve import DEFAULT_RECIPE
 from memoryd.retrieve import decay as decay_stage
 from memoryd.retrieve.config import SHARED_WEIGHT, SPACE_WEIGHTS, stage_names
 from memoryd.store import MemoryFilter
+from memoryd.store.aggregates import BREAKDOWN
 from memoryd.store.rows import from_us, to_us
 from memoryd.tenancy.scope import TenantScope
 from memoryd.tenancy.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
@@ -52,7 +53,6 @@ class Stats(TenantScope):
         if not 1 <= days <= MAX_DAYS:
             raise ValidationError(f"days must be between 1 and {MAX_DAYS}")
         spaces = self._spaces(space)
-        totals = self.store.totals(self.me, spaces, self.viewer)
         since = datetime.combine((utcnow() - timedelta(days=days - 1)).date(), time(), UTC)
         timeline: dict[str, dict[str, int]] = defaultdict(dict)
         for day, kind, n in self.store.daily_counts(
@@ -64,24 +64,10 @@ class Stats(TenantScope):
             self.me, spaces, to_us(since) or 0, by="category", viewer=self.viewer
         ):
             categories[day][category] = n
-        groups = {
-            "by_type": "memory_type",
-            "by_category": "category",
-            "by_tier": "tier",
-            "by_state": "state",
-            "by_space": "space_id",
-            "by_visibility": "visibility",
-            "by_agent": "owner_agent_id",
-        }
+        counts = _overview_counts(self.store.breakdown(self.me, spaces, self.viewer))
+        averages = {k: counts.pop(k) for k in AVERAGES}
         return {
-            "total": totals["total"],
-            # by_state counts deleted memories too: the one place a soft delete is visible
-            **{
-                key: self.store.count_by(
-                    self.me, spaces, col, deleted=col == "state", viewer=self.viewer
-                )
-                for key, col in groups.items()
-            },
+            **counts,
             "timeline": [
                 {
                     "date": day,
@@ -91,9 +77,7 @@ class Stats(TenantScope):
                 }
                 for day, kinds in timeline.items()
             ],
-            "avg_importance": totals["avg_importance"],
-            "avg_confidence": totals["avg_confidence"],
-            "total_access_count": totals["total_access_count"],
+            **averages,
         }
 
     # ------------------------------------------------------------------ /v1/stats/config
@@ -367,3 +351,50 @@ class Stats(TenantScope):
             for agent, row in sorted(per_agent.items())
         ]
         return {"agents": agents, "total_agents": len(agents)}
+
+
+# the overview's figures over every live memory, after its timeline
+AVERAGES = ("avg_importance", "avg_confidence", "total_access_count")
+# the overview's groups: its key, and the column of ``BREAKDOWN`` it counts by
+OVERVIEW_GROUPS = {
+    "by_type": "memory_type",
+    "by_category": "category",
+    "by_tier": "tier",
+    "by_state": "state",
+    "by_space": "space_id",
+    "by_visibility": "visibility",
+    "by_agent": "owner_agent_id",
+}
+
+
+def _overview_counts(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """The overview's totals and counts from the store's breakdown rows.
+
+    Deleted memories count only in ``by_state`` (the one place a soft delete
+    is visible); each group lists the most frequent value first.
+    """
+    width = len(BREAKDOWN)
+    state = BREAKDOWN.index("state")
+    live = [r for r in rows if r[state] != State.DELETED.value]
+    total = sum(int(r[width]) for r in live)
+
+    def counts(column: str, of: list[tuple[Any, ...]]) -> dict[str, int]:
+        at = BREAKDOWN.index(column)
+        found: Counter[str] = Counter()
+        for row in of:
+            found[str(row[at])] += int(row[width])
+        return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
+    def average(at: int) -> float:
+        return round(sum(float(r[at] or 0.0) for r in live) / total, 4) if total else 0.0
+
+    return {
+        "total": total,
+        **{
+            key: counts(column, rows if column == "state" else live)
+            for key, column in OVERVIEW_GROUPS.items()
+        },
+        "avg_importance": average(width + 1),
+        "avg_confidence": average(width + 2),
+        "total_access_count": sum(int(r[width + 3] or 0) for r in live),
+    }

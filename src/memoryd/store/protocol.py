@@ -316,6 +316,9 @@ class Aggregates(Protocol):
         deleted: bool = False,
         viewer: Viewer | None = None,
     ) -> dict[str, int]: ...
+    def breakdown(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> list[tuple[Any, ...]]: ...
     def totals(
         self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
     ) -> dict[str, Any]: ...

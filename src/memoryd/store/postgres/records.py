@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.models import Memory, State, utcnow
-from memoryd.store.aggregates import DAILY_GROUPS, GROUPABLE
+from memoryd.store.aggregates import DAILY_GROUPS, GROUPABLE, breakdown_query
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.postgres.database import Conn, PgDatabase
 from memoryd.store.postgres.filters import where_clause
@@ -243,6 +243,12 @@ class PgRecords(PgDatabase):
             params,
         )
         return {str(k): int(v) for k, v in rows}
+
+    def breakdown(
+        self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None
+    ) -> list[tuple[Any, ...]]:
+        where, params = self._scope(tenant_id, space_ids, deleted=True, viewer=viewer)
+        return [tuple(row) for row in self.all(breakdown_query(where), params)]
 
     def totals(
         self, tenant_id: str, space_ids: Sequence[str], viewer: Viewer | None = None

@@ -88,6 +88,11 @@ class MemoryFilter:
             )
         )
 
+    def pinpoints(self) -> bool:
+        """True when the filter names a few rows that an index of their own finds: a
+        session's turns, a key, the turns a memory superseded, ids."""
+        return any(v is not None for v in (self.session_id, self.key, self.superseded_by, self.ids))
+
 
 def _in(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
     marks = ", ".join("?" for _ in values)

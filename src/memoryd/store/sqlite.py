@@ -387,6 +387,11 @@ class SQLiteStore(
         where, params = where_clause(tenant_id, space_ids, f)
         column = sort if sort in SORT_COLUMNS else "created_at"
         direction = "DESC" if order == "desc" else "ASC"
+        # A filter that names a few rows (a session, a key) finds them by their own index
+        # and sorts them. Without statistics SQLite would rather walk the created-at index
+        # to skip the sort, which reads every memory of the space before the last match
+        # (0.1 s at 100,000 memories): "+" keeps the sort column off any index.
+        ordered = f"+m.{column}" if f.pinpoints() else f"m.{column}"
         with self.read() as conn:
             total = (
                 conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
@@ -395,7 +400,7 @@ class SQLiteStore(
             )
             rows = conn.execute(
                 f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where} "
-                f"ORDER BY m.{column} {direction}, m.rowid {direction} LIMIT ? OFFSET ?",
+                f"ORDER BY {ordered} {direction}, m.rowid {direction} LIMIT ? OFFSET ?",
                 (*params, limit, offset),
             ).fetchall()
         return [row_to_memory(r) for r in rows], int(total)

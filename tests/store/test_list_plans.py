@@ -68,3 +68,33 @@ def test_a_live_lookup_by_key_uses_the_key_index(tmp_path: Path, embedder: Local
         page = next(s for s in statements if s.lstrip().upper().startswith("SELECT"))
         plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {page}"))
         assert "memories_space_key" in plan, plan
+
+
+def test_an_id_prefix_is_found_by_the_id_index_and_the_access_rule_after(
+    tmp_path: Path, embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memoryd.store import sqlite as sqlite_store
+
+    with MemoryService(tmp_path / "home", embedder=embedder) as svc:
+        made = [svc.add(f"note {n}").id for n in range(3)]
+        store = svc.store
+        assert isinstance(store, SQLiteStore)
+        with store.write() as conn:
+            for old, new in zip(made, ("beef0001-a", "beef0002-b", "cafe0001-c"), strict=True):
+                conn.execute("UPDATE memories SET id = ? WHERE id = ?", (new, old))
+
+        def like(prefix: str) -> list[str]:
+            return store.memory_ids_like(svc.tenant_id, [svc.space_id], prefix, 10)
+
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        assert like("beef") == ["beef0001-a", "beef0002-b"]
+        store.conn.set_trace_callback(None)
+        checked = next(s for s in statements if " IN (" in s and "m.id" in s)
+        plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {checked}"))
+        assert "autoindex" in plan and "memories_session" not in plan, plan
+        assert like("cafe0001") == ["cafe0001-c"] and like("dead") == []
+        # past the candidates the one statement answers, the same
+        monkeypatch.setattr(sqlite_store, "PREFIX_CANDIDATES", 1)
+        assert like("beef") == ["beef0001-a", "beef0002-b"]
+        assert svc.get("beef0002").id == "beef0002-b"

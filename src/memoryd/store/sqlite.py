@@ -52,6 +52,8 @@ SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
 GRAPH_DIR_SUFFIX = "-graphs"
 # sorts after every string that starts with a given prefix (BINARY collation, UTF-8)
 PREFIX_END = "\U0010ffff"
+# ids sharing a prefix, across the whole store, looked at before the access rule is applied
+PREFIX_CANDIDATES = 1000
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
@@ -332,11 +334,38 @@ class SQLiteStore(
         limit: int,
         viewer: Viewer | None = None,
     ) -> list[str]:
-        """Ids of memories (any state) that start with ``prefix``, in id order."""
+        """Ids of memories (any state) that start with ``prefix``, in id order.
+
+        The ids come from a range of the id index first, then the access rule
+        keeps those the caller may see: asked in one statement, SQLite (with no
+        statistics) would rather walk every memory of the space by its space
+        index and test each id (80 ms at 100,000 memories, for every get,
+        update or forget). A prefix of four or more characters matches a few
+        ids in a whole store; past ``PREFIX_CANDIDATES`` the one statement runs.
+        """
         where, params = where_clause(
             tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
         )
-        return self.ids_with_prefix("memories m", "m.id", prefix, where, params, limit)
+        candidates = [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                (prefix, prefix + PREFIX_END, PREFIX_CANDIDATES + 1),
+            )
+        ]
+        if len(candidates) > PREFIX_CANDIDATES:
+            return self.ids_with_prefix("memories m", "m.id", prefix, where, params, limit)
+        if not candidates:
+            return []
+        marks = ", ".join("?" for _ in candidates)
+        return [
+            r[0]
+            for r in self.conn.execute(
+                f"SELECT m.id FROM memories m WHERE m.id IN ({marks}) AND {where} "
+                "ORDER BY m.id LIMIT ?",
+                (*candidates, *params, limit),
+            )
+        ]
 
     def ids_with_prefix(
         self, table: str, column: str, prefix: str, where: str, params: Sequence[Any], limit: int

@@ -98,3 +98,38 @@ def test_an_id_prefix_is_found_by_the_id_index_and_the_access_rule_after(
         monkeypatch.setattr(sqlite_store, "PREFIX_CANDIDATES", 1)
         assert like("beef") == ["beef0001-a", "beef0002-b"]
         assert svc.get("beef0002").id == "beef0002-b"
+
+
+def test_marks_are_found_by_their_index_and_kept_in_step(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    with MemoryService(tmp_path / "home", embedder=embedder) as svc:
+        kept = svc.add("I live in Lisbon")
+        other = svc.add("I work at the harbour")
+        store = svc.store
+        assert isinstance(store, SQLiteStore)
+        with store.write() as conn:  # what smart ingest writes for a fact's slot
+            conn.execute("UPDATE memories SET marks = ? WHERE id = ?", ('["slot:home"]', kept.id))
+            conn.execute(
+                "UPDATE memories SET marks = ? WHERE id = ?", ('["slot:work","x"]', other.id)
+            )
+
+        def marked(mark: str) -> list[str]:
+            rows, _ = store.list_memories(svc.tenant_id, [svc.space_id], MemoryFilter(marks=[mark]))
+            return [r.id for r in rows]
+
+        assert marked("slot:home") == [kept.id] and marked("slot:work") == [other.id]
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        marked("slot:home")
+        store.conn.set_trace_callback(None)
+        for sql in (s for s in statements if s.lstrip().upper().startswith("SELECT")):
+            plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+            assert "memory_marks_mark" in plan and "memories_s" not in plan, plan
+        with store.write() as conn:
+            conn.execute("UPDATE memories SET marks = '[]' WHERE id = ?", (kept.id,))
+        assert marked("slot:home") == []
+        with store.write() as conn:
+            conn.execute("DELETE FROM memories WHERE id = ?", (other.id,))
+        left = store.conn.execute("SELECT mark FROM memory_marks ORDER BY mark").fetchall()
+        assert left == []

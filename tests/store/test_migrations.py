@@ -21,7 +21,9 @@ def test_a_migration_written_beside_a_later_one_still_runs(
 ) -> None:
     scripts = database.migration_scripts()
     seventh = next(s for s in scripts if s.name.startswith("0007_"))
-    without = [s for s in scripts if s is not seventh]
+    # the migrations that build on the seventh's column came with it
+    without = [s for s in scripts if s is not seventh and "marks" not in s.read_text()]
+    assert len(without) < len(scripts) - 1  # memory_marks (0020) is one of them
     path = tmp_path / "memoryd.db"
     # a release that had every migration but the seventh (written on another branch)
     monkeypatch.setattr(database, "migration_scripts", lambda: without)

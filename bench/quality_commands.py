@@ -94,13 +94,11 @@ def _retrieval(
     limit: int | None,
     out: Path,
     keys: list[str],
-    *,
-    baselines: bool,
-    recipe: str,
-    ingest: str,
-    jobs: int,
+    options: tuple[bool, str, str, int],
 ) -> None:
-    """Run a retrieval benchmark with the bench model and print its report."""
+    """Run a retrieval benchmark with the bench model and print its report; ``options``
+    are the commands' shared ones: baselines, recipe, ingest, jobs."""
+    baselines, recipe, ingest, jobs = options
     check_ingest(ingest)
     report = run(
         path,
@@ -129,17 +127,7 @@ def longmemeval(
     from bench import longmemeval as lme
 
     keys = ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"]
-    _retrieval(
-        lme.run,
-        path,
-        limit,
-        out,
-        keys,
-        baselines=baselines,
-        recipe=recipe,
-        ingest=ingest,
-        jobs=jobs,
-    )
+    _retrieval(lme.run, path, limit, out, keys, (baselines, recipe, ingest, jobs))
 
 
 @app.command()
@@ -164,17 +152,8 @@ def locomo(
     from bench import locomo as lc
 
     keys = ["recall@5", "recall@10", "session_R@5_any"]
-    _retrieval(
-        partial(lc.run, per_session=per_session),
-        path,
-        limit,
-        out,
-        keys,
-        baselines=baselines,
-        recipe=recipe,
-        ingest=ingest,
-        jobs=jobs,
-    )
+    run = partial(lc.run, per_session=per_session)
+    _retrieval(run, path, limit, out, keys, (baselines, recipe, ingest, jobs))
 
 
 def _is_longmemeval(path: Path) -> bool:

@@ -8,8 +8,19 @@ commands live in :mod:`bench.quality_commands` and :mod:`bench.speed_commands`.
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
+
 from bench import quality_commands, speed_commands  # noqa: F401  (they register the commands)
 from bench.cli import app
 
+
+def _stopped(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (``kill``, ``timeout``) stops a run as Ctrl-C does: what it started (a
+    ``memoryd serve``, the --jobs workers) is stopped on the way out, not left running."""
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _stopped)
     app()

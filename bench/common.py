@@ -34,6 +34,8 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 WORK_DIR = Path(os.environ.get("MEMORYD_BENCH_DIR", ROOT / "bench" / "reports"))
 CACHE_DIR = WORK_DIR / "cache"
 
+# how often a --jobs worker looks whether the run that started it is still there
+PARENT_CHECK_S = 0.5
 # --ingest smart: how long one smart-ingest task may take, and what the report says it did
 SMART_TASK_TIMEOUT_S = 600
 SMART_NOTE = ": the raw turns and the memories smart ingest distils from them"
@@ -220,22 +222,44 @@ def run_all(
                 bar.advance(task)
         else:
             context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
+            pool = ProcessPoolExecutor(
+                jobs, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
+            )
+            try:
                 futures = [pool.submit(_worker_run, one, item) for item in items]
                 for future in as_completed(futures):
                     future.result()  # a failed item fails the run now, not at the end
                     bar.advance(task)
-                for future in futures:
-                    rows += future.result()
+            except BaseException:  # a failed item, Ctrl-C, SIGTERM: the rest is not run
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
+            for future in futures:
+                rows += future.result()
     return rows, round(timer.seconds, 1)
 
 
 _WORKER_EMBEDDER: CachedEmbedder | None = None
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int) -> None:
     global _WORKER_EMBEDDER
+    _exit_with(parent)
     _WORKER_EMBEDDER = CachedEmbedder(bench_model(threads=1))
+
+
+def _exit_with(parent: int) -> None:
+    """A worker whose run is gone (its process killed, ``kill -9`` too) exits at once,
+    instead of computing the rest of its items for no one on the cores others measure on.
+    ``parent`` comes from the run: a worker still starting when the run died has already
+    been handed to another parent."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="bench-parent", daemon=True).start()
 
 
 def _worker_run(one: Callable[[T, Any], list[R]], item: T) -> list[R]:

@@ -318,3 +318,65 @@ def test_crosslingual_harness(tmp_path: Path) -> None:
         for scores in result[leg].values():
             assert 0.0 <= scores["recall@1"] <= scores["recall@5"] <= 1.0
     assert result["speed"]["texts_per_s"] > 0 and result["speed"]["query_p50_ms"] > 0
+
+
+def _children(pid: int) -> list[int]:
+    """Live processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_killed_run_leaves_no_worker_behind(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([{**LOCOMO[0], "sample_id": f"conv-{n}"} for n in range(40)]))
+    env = {**os.environ, "MEMORYD_BENCH_DIR": str(tmp_path / "work")}
+    args = ["locomo", str(path), "--no-baselines", "--jobs", "2", "--out", str(tmp_path / "r")]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "bench", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.2)
+            workers = [p for p in _children(run.pid) if "bench" not in _cmdline(p)]
+        assert len(workers) >= 2, "the workers did not start"
+        os.kill(run.pid, signal.SIGKILL)  # nothing of the run's own cleanup runs
+        run.wait()
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [_cmdline(p) for p in workers if _alive(p)]
+    finally:
+        if run.poll() is None:
+            run.kill()
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return ""

@@ -90,7 +90,7 @@ class MemoryFilter:
 
     def pinpoints(self) -> bool:
         """True when the filter names a few rows that an index of their own finds: a
-        session's turns, a key, the turns a memory superseded, ids."""
+        session's turns, a key, the turns a memory superseded, ids, a mark."""
         return any(
             v is not None
             for v in (self.session_id, self.key, self.superseded_by, self.ids, self.marks)

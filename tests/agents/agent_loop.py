@@ -87,8 +87,8 @@ def check_loop(
     manager.on_session_end([*result.messages, *before_compaction[10:]])
     assert manager.session_id != session  # the next turns are a new session
     # a new session of the same manager recalls both
-    assert PREFERENCE_WORDS in manager.prefetch(COFFEE_QUESTION)
-    assert "Lisbon" in manager.prefetch(SISTER_QUESTION)
+    assert PREFERENCE_WORDS in (block := manager.prefetch(COFFEE_QUESTION)), block
+    assert "Lisbon" in (block := manager.prefetch(SISTER_QUESTION)), block
     # shutdown flushes extraction still pending (a provider that extracts in the background)
     manager.on_turn_complete(LAST_FACT, "Noted.")
     assert manager.provider is not None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -49,6 +50,15 @@ class Captured(Recorded):
 class Stats:
     finished: int = 0  # streams sent to their end
     aborted: threading.Event = field(default_factory=threading.Event)
+
+    def finished_after(self, count: int, timeout_s: float = 5.0) -> int:
+        """The streams finished, once ``count`` have or ``timeout_s`` has passed: a stream
+        counts after its chunked body's end is written, a moment after a client that stops
+        at the last event has stopped reading."""
+        deadline = time.monotonic() + timeout_s
+        while self.finished < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.finished
 
 
 class ScriptedUpstream(ScriptedLLM):

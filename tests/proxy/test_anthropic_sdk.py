@@ -100,7 +100,7 @@ def test_streamed_events_arrive_before_the_upstream_finishes(
         upstream.gate.set()
         text = "".join(stream.text_stream)
     assert text == "alpha beta gamma"
-    assert upstream.stats.finished == 1
+    assert upstream.stats.finished_after(1) == 1
 
 
 def test_wrong_and_missing_keys_raise_the_sdk_authentication_error(

@@ -35,6 +35,21 @@ def speed(
 
 
 @app.command()
+def ops(
+    size: Annotated[int, typer.Option(help="Memories in the store.")] = 100_000,
+    repeats: Annotated[int, typer.Option(min=1, help="Runs of each operation.")] = 5,
+    embed_limit: Annotated[
+        int, typer.Option(help="Rows embedded by the model; past it, perturbed copies.")
+    ] = 200_000,
+    out: Annotated[Path, typer.Option()] = REPORTS / "ops.json",
+) -> None:
+    """One memory at a time on a large store: add, get, update, forget, list, ingest."""
+    from bench import ops as op
+
+    publish(op.run(size, repeats, embed_limit), out, op.print_report)
+
+
+@app.command()
 def startup(
     runs: Annotated[int, typer.Option(min=2, help="Processes per command.")] = 20,
     out: Annotated[Path, typer.Option()] = REPORTS / "startup.json",

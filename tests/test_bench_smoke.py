@@ -183,6 +183,15 @@ def test_context_harness_on_longmemeval(tmp_path: Path) -> None:
     assert set(report["metrics"]["by_type"]) == {"single-session-user"}
 
 
+def test_ops_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "ops", "--size", "300", "--repeats", "2", "--embed-limit", "200")
+    assert report["config"]["size"] == 300
+    for name in ("add", "get by prefix", "update", "list a session", "forget"):
+        row = report["metrics"][name]
+        assert 0 < row["p50_ms"] <= row["max_ms"]
+    assert not list((tmp_path / "work" / "stores").glob("*-ops"))  # the copy is gone
+
+
 def test_speed_harness(tmp_path: Path) -> None:
     # 100 synthetic rows past the 200 embedded ones, and an HNSW graph past 150 rows
     args = ["--sizes", "300", "--queries", "5", "--embed-limit", "200", "--hnsw-threshold", "150"]

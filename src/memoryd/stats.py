@@ -64,8 +64,7 @@ class Stats(TenantScope):
             self.me, spaces, to_us(since) or 0, by="category", viewer=self.viewer
         ):
             categories[day][category] = n
-        counts = _overview_counts(self.store.breakdown(self.me, spaces, self.viewer))
-        averages = {k: counts.pop(k) for k in AVERAGES}
+        counts, averages = _overview_counts(self.store.breakdown(self.me, spaces, self.viewer))
         return {
             **counts,
             "timeline": [
@@ -353,8 +352,6 @@ class Stats(TenantScope):
         return {"agents": agents, "total_agents": len(agents)}
 
 
-# the overview's figures over every live memory, after its timeline
-AVERAGES = ("avg_importance", "avg_confidence", "total_access_count")
 # the overview's groups: its key, and the column of ``BREAKDOWN`` it counts by
 OVERVIEW_GROUPS = {
     "by_type": "memory_type",
@@ -367,8 +364,10 @@ OVERVIEW_GROUPS = {
 }
 
 
-def _overview_counts(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
-    """The overview's totals and counts from the store's breakdown rows.
+def _overview_counts(
+    rows: list[tuple[Any, ...]],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The overview's total and counts, and its averages, from the store's breakdown rows.
 
     Deleted memories count only in ``by_state`` (the one place a soft delete
     is visible); each group lists the most frequent value first.
@@ -388,13 +387,13 @@ def _overview_counts(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
     def average(at: int) -> float:
         return round(sum(float(r[at] or 0.0) for r in live) / total, 4) if total else 0.0
 
-    return {
-        "total": total,
-        **{
-            key: counts(column, rows if column == "state" else live)
-            for key, column in OVERVIEW_GROUPS.items()
-        },
+    grouped = {
+        key: counts(column, rows if column == "state" else live)
+        for key, column in OVERVIEW_GROUPS.items()
+    }
+    averages = {
         "avg_importance": average(width + 1),
         "avg_confidence": average(width + 2),
         "total_access_count": sum(int(r[width + 3] or 0) for r in live),
     }
+    return {"total": total, **grouped}, averages

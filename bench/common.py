@@ -24,6 +24,7 @@ from rich.table import Table
 
 from memoryd.embed import Embedder, Vectors
 from memoryd.embed.local import LocalEmbedder
+from memoryd.periodic import exit_with
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -243,23 +244,11 @@ _WORKER_EMBEDDER: CachedEmbedder | None = None
 
 
 def _worker_init(parent: int) -> None:
+    """A worker whose run is gone (killed, ``kill -9`` too) exits at once, instead of
+    computing the rest of its items for no one on the cores others measure on."""
     global _WORKER_EMBEDDER
-    _exit_with(parent)
+    exit_with(parent, PARENT_CHECK_S)
     _WORKER_EMBEDDER = CachedEmbedder(bench_model(threads=1))
-
-
-def _exit_with(parent: int) -> None:
-    """A worker whose run is gone (its process killed, ``kill -9`` too) exits at once,
-    instead of computing the rest of its items for no one on the cores others measure on.
-    ``parent`` comes from the run: a worker still starting when the run died has already
-    been handed to another parent."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_S)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="bench-parent", daemon=True).start()
 
 
 def _worker_run(one: Callable[[T, Any], list[R]], item: T) -> list[R]:

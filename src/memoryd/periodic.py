@@ -8,7 +8,9 @@ worker are each only their ``run_once``.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -46,3 +48,20 @@ class Periodic:
             self.run_once()
         except Exception:  # the next run still comes (logged)
             log.exception("%s: a run failed", self.name)
+
+
+def exit_with(parent: int, every_s: float) -> None:
+    """This process exits once ``parent``, the process that started it, is gone (killed
+    outright too), looked at every ``every_s`` from a daemon thread.
+
+    ``parent`` comes from the starting process itself: a child still starting when
+    it died has already been handed to another parent, which ``os.getppid()`` in
+    the child would take for its own.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="memoryd-parent", daemon=True).start()

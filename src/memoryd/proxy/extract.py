@@ -25,7 +25,6 @@ import multiprocessing
 import os
 import re
 import threading
-import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from memoryd.config import Settings
 from memoryd.ingest.privacy import redact
 from memoryd.models import Category
+from memoryd.periodic import exit_with
 from memoryd.service import MemoryService
 
 log = logging.getLogger("memoryd.proxy")
@@ -185,7 +185,12 @@ PARENT_CHECK_S = 1.0
 _helper: MemoryService | None = None
 
 
-def _start_helper(settings: Settings) -> None:
+def _start_helper(settings: Settings, parent: int) -> None:
+    """The helper's start: idle priority, and it exits with the server (``kill -9`` too).
+
+    An exchange it was storing then is rolled back by SQLite, as any
+    interrupted write is.
+    """
     global _helper
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
     try:  # Linux: the helper runs only on a core nothing else wants
@@ -193,21 +198,9 @@ def _start_helper(settings: Settings) -> None:
     except (AttributeError, OSError):
         with contextlib.suppress(OSError):  # no nice either: same priority, still apart
             os.nice(HELPER_NICENESS)
-    parent = os.getppid()
-    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+    exit_with(parent, PARENT_CHECK_S)
     _helper = MemoryService(settings=settings)
     atexit.register(_helper.close)
-
-
-def _exit_with(parent: int) -> None:
-    """A server killed outright (``kill -9``) leaves no helper behind: it goes too.
-
-    An exchange it was storing then is rolled back by SQLite, as any
-    interrupted write is.
-    """
-    while os.getppid() == parent:
-        time.sleep(PARENT_CHECK_S)
-    os._exit(1)
 
 
 def _remember_in_helper(exchange: Exchange, answer: str | None) -> None:
@@ -235,7 +228,7 @@ class Extractor:
                     max_workers=1,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_start_helper,
-                    initargs=(self.settings,),
+                    initargs=(self.settings, os.getpid()),
                 )
             return self._pool
 

@@ -178,6 +178,48 @@ def test_a_creation_window_is_the_exact_answer_within_it() -> None:
         assert 1001 not in [r for r, _ in got]
 
 
+def test_a_choice_of_memory_types_is_kept_by_the_index_itself() -> None:
+    """The index knows each row's memory type: a search for some types answers from the rows
+    of those types alone, exactly over a few (2 %: scored by position) and through the graph
+    over many (60 %: more candidates, filtered), with allowed rows on top when both apply."""
+    rng = np.random.default_rng(19)
+    vectors = unit(rng, 3000)
+    kinds = rng.choice([0, 1, 2], size=3000, p=[0.02, 0.6, 0.38])
+    exact, approx = SpaceIndex(dim=DIM), SpaceIndex(dim=DIM, hnsw_threshold=1000)
+    for index in (exact, approx):
+        index.apply(
+            [
+                IndexRow(i + 1, v, True, None, None, None, kind=int(k))
+                for i, (v, k) in enumerate(zip(vectors, kinds, strict=True))
+            ]
+        )
+    assert approx.graph is not None
+    allowed = np.arange(1, 3001, 2, dtype=np.int64)  # the odd rowids
+    for wanted in ([0], [1], [0, 2]):
+        inside = np.flatnonzero(np.isin(kinds, wanted))
+        both = inside[(inside + 1) % 2 == 1]
+        found = 0
+        for q in unit(rng, 10):
+            want = [int(inside[i]) + 1 for i in np.argsort(-(vectors[inside] @ q))[:10]]
+            assert [r for r, _ in exact.search(q, 10, live_at=NOW, kinds=wanted)] == want
+            got = approx.search(q, 10, live_at=NOW, kinds=wanted)
+            assert len(got) == 10 and all(int(kinds[r - 1]) in wanted for r, _ in got)
+            for rowid, score in got:
+                assert score == pytest.approx(float(vectors[rowid - 1] @ q), abs=1e-5)
+            found += len(set(want) & {r for r, _ in got})
+            got = approx.search(q, 10, live_at=NOW, allowed=allowed, kinds=wanted)
+            assert len(got) == min(10, both.size)
+            assert all(r % 2 == 1 and int(kinds[r - 1]) in wanted for r, _ in got)
+        assert found / 100 >= 0.9
+    # a row whose type changes moves with it
+    first = int(np.flatnonzero(kinds == 0)[0]) + 1
+    for index in (exact, approx):
+        index.apply([IndexRow(first, vectors[first - 1], True, None, None, None, kind=1)])
+        assert first not in [r for r, _ in index.search(vectors[first - 1], 5, kinds=[0])]
+        assert index.search(vectors[first - 1], 1, kinds=[1])[0][0] == first
+    assert exact.search(vectors[0], 5, kinds=[]) == []
+
+
 def test_too_few_live_candidates_fall_back_to_the_exact_scan() -> None:
     rng = np.random.default_rng(5)
     vectors = unit(rng, 1500)

@@ -23,7 +23,7 @@ import pytest
 
 from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
-from memoryd.models import Memory, State, utcnow
+from memoryd.models import Memory, MemoryType, State, utcnow
 from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME, index_graph
 from memoryd.store.filters import MemoryFilter
@@ -59,18 +59,39 @@ def first_search(svc: MemoryService, query: npt.NDArray[np.float32]) -> list[tup
     return svc.store.vector_search(svc.tenant_id, svc.space_id, query, 10, f)
 
 
-def held(space: SpaceIndex) -> dict[int, tuple[bytes, int, int, int]]:
-    """Each row the index holds: its vector and windows, by rowid."""
+def held(space: SpaceIndex) -> dict[int, tuple[bytes, int, int, int, int]]:
+    """Each row the index holds: its vector, windows and memory type, by rowid."""
     n = space.size
     return {
-        int(r): (space.matrix[i].tobytes(), int(space.ends[i]), int(space.starts[i]), int(c))
+        int(r): (
+            space.matrix[i].tobytes(),
+            int(space.ends[i]),
+            int(space.starts[i]),
+            int(c),
+            int(space.kinds[i]),
+        )
         for i, (r, c) in enumerate(zip(space.rowids[:n], space.created[:n], strict=True))
     }
 
 
+def of_type(svc: MemoryService, query: npt.NDArray[np.float32], kind: MemoryType) -> list[str]:
+    """The ids a search for one memory type finds, best first: filtered by the index."""
+    f = MemoryFilter(live_at=utcnow(), memory_type=[kind])
+    hits = svc.store.vector_search(svc.tenant_id, svc.space_id, query, 5, f)
+    found = svc.store.by_rowids([r for r, _ in hits])
+    assert all(found[r].memory_type is kind for r, _ in hits)
+    return [found[r].id for r, _ in hits]
+
+
 def insert(svc: MemoryService, vectors: npt.NDArray[np.float32], tag: str) -> list[Memory]:
+    types = list(MemoryType)
     memories = [
-        Memory(content=f"{tag} {i}", tenant_id=svc.tenant_id, space_id=svc.space_id)
+        Memory(
+            content=f"{tag} {i}",
+            tenant_id=svc.tenant_id,
+            space_id=svc.space_id,
+            memory_type=types[i % len(types)],
+        )
         for i in range(len(vectors))
     ]
     svc.store.insert_memories(memories, list(vectors))
@@ -105,17 +126,21 @@ def test_the_next_process_reads_the_saved_rows(saved_home: Path, embedder: Local
         assert space.rows_origin == "saved" and space.graph_origin == "loaded"
         assert isinstance(space.matrix, np.memmap)  # mapped from the file, not read whole
         kept = held(space)
+        pinned = of_type(svc, query, MemoryType.PINNED)
     shutil.rmtree(saved_home / f"{DB_FILENAME}-graphs")
     with opened(saved_home, embedder) as svc:
         assert first_search(svc, query) == found
         assert space_of(svc).rows_origin == "store"
         assert held(space_of(svc)) == kept
+        assert of_type(svc, query, MemoryType.PINNED) == pinned
 
 
 def test_every_write_since_the_save_is_caught_up(saved_home: Path, embedder: LocalEmbedder) -> None:
     rng = np.random.default_rng(4)
     with opened(saved_home, embedder) as svc:  # writes only: this process never searches
-        ids = [m.id for m in svc.list_memories(limit=ROWS)[0]]
+        listed = svc.list_memories(limit=ROWS)[0]
+        ids = [m.id for m in listed]
+        was = next(m for m in listed[4:] if m.memory_type is not MemoryType.PINNED)
         new = insert(svc, _unit(rng, 5, embedder.dim), "new")
         moved = _unit(rng, 1, embedder.dim)[0]
         tid, spaces = svc.tenant_id, [svc.space_id]
@@ -123,6 +148,7 @@ def test_every_write_since_the_save_is_caught_up(saved_home: Path, embedder: Loc
         svc.store.update_memory(tid, spaces, ids[1], {"state": State.ARCHIVED}, action="archive")
         gone_at = utcnow() - timedelta(days=1)
         svc.store.update_memory(tid, spaces, ids[2], {"expires_at": gone_at})
+        svc.store.update_memory(tid, spaces, was.id, {"memory_type": MemoryType.PINNED})
         deleted = [ids[3], new[0].id]  # deleted outright, as an import rolled back is
         with svc.store.write() as conn:
             svc.store._bump_seq(conn)
@@ -140,6 +166,9 @@ def test_every_write_since_the_save_is_caught_up(saved_home: Path, embedder: Loc
         found = svc.store.by_rowids([r for r, _ in hits])
         assert found[hits[0][0]].id == ids[0]  # the re-embedded row, by its new vector
         assert reused[0].id in {m.id for m in svc.store.by_rowids(list(caught_up)).values()}
+        retyped = svc.store.vectors_of([was.id])[was.id]  # now pinned: found as pinned only
+        assert of_type(svc, retyped, MemoryType.PINNED)[0] == was.id
+        assert was.id not in of_type(svc, retyped, was.memory_type)
         # a few rows to catch up: the graph is saved again, the rows are not (yet)
         assert space.unsaved == 0 and 0 < space.rows_unsaved < ROWS
     with opened(saved_home, embedder) as svc:  # rows as saved, then caught up; a newer graph

@@ -13,8 +13,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from memoryd.models import MemoryType
+
 NEVER = np.iinfo(np.int64).max
 INITIAL_CAPACITY = 1024
+# each row's memory type as a small number, so a search for some types (smart ingest compares
+# a new fact with the distilled memories only) filters in the index, not by reading the
+# space's rows; a rows file records the names in this order and is read back only with them
+KIND_NAMES = tuple(t.value for t in MemoryType)
+KIND_CODES = {name: code for code, name in enumerate(KIND_NAMES)}
+UNKNOWN_KIND = -1
 
 
 @dataclass
@@ -28,6 +36,7 @@ class IndexRow:
     valid_from: int | None = None
     seq: int | None = None  # the store's change counter at the row's last write
     created_at: int = 0  # microseconds: a search's created_after/created_before window
+    kind: int = UNKNOWN_KIND  # KIND_CODES of its memory type
 
 
 @dataclass
@@ -40,6 +49,7 @@ class IndexColumns:
     starts: npt.NDArray[np.int64]  # its start, -NEVER when it always held
     created: npt.NDArray[np.int64]
     seqs: npt.NDArray[np.int64]
+    kinds: npt.NDArray[np.int64]
 
 
 @dataclass
@@ -58,6 +68,8 @@ class SpaceArrays:
     created: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     # the store's change counter at each row's last write (-1: not known)
     seqs: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    # each row's memory type (KIND_CODES): a search for some types is filtered here
+    kinds: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     position: dict[int, int] = field(default_factory=dict)
 
     def _grow(self, need: int) -> None:
@@ -75,6 +87,7 @@ class SpaceArrays:
         starts = np.empty(capacity, np.int64)
         created = np.empty(capacity, np.int64)
         seqs = np.empty(capacity, np.int64)
+        kinds = np.empty(capacity, np.int64)
         if self.size:
             rowids[: self.size] = self.rowids[: self.size]
             matrix[: self.size] = self.matrix[: self.size]
@@ -82,13 +95,15 @@ class SpaceArrays:
             starts[: self.size] = self.starts[: self.size]
             created[: self.size] = self.created[: self.size]
             seqs[: self.size] = self.seqs[: self.size]
+            kinds[: self.size] = self.kinds[: self.size]
         self.rowids, self.matrix, self.ends, self.starts = rowids, matrix, ends, starts
-        self.created, self.seqs = created, seqs
+        self.created, self.seqs, self.kinds = created, seqs, kinds
 
     def _adopt(self, columns: IndexColumns, size: int) -> None:
         """Hold ``columns`` as they are (their length: the capacity), ``size`` rows in use."""
         self.rowids, self.matrix, self.seqs = columns.rowids, columns.vectors, columns.seqs
         self.ends, self.starts, self.created = columns.ends, columns.starts, columns.created
+        self.kinds = columns.kinds
         self.size = size
 
     def _index_positions(self) -> None:
@@ -104,6 +119,7 @@ class SpaceArrays:
             starts=self.starts[at],
             created=self.created[at],
             seqs=self.seqs[at],
+            kinds=self.kinds[at],
         )
 
     def _remove(self, at: int) -> None:
@@ -117,6 +133,7 @@ class SpaceArrays:
             self.starts[at] = self.starts[last]
             self.created[at] = self.created[last]
             self.seqs[at] = self.seqs[last]
+            self.kinds[at] = self.kinds[last]
             self.position[moved] = at
         del self.position[removed]
         self.size = last
@@ -157,3 +174,4 @@ class SpaceArrays:
         self.ends[at] = min(ends) if ends else NEVER
         self.starts[at] = -NEVER if row.valid_from is None else row.valid_from
         self.created[at] = row.created_at
+        self.kinds[at] = row.kind

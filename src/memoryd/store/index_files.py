@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.store.hnsw_index import HnswGraph
+from memoryd.store.index_arrays import KIND_NAMES
 
 if TYPE_CHECKING:
     from memoryd.store.index_arrays import IndexColumns
@@ -41,6 +42,8 @@ log = logging.getLogger(__name__)
 # room for more rows in a rows file: an eighth of its rows, at least this many
 SPARE_MIN = 1024
 SPARE_SHARE = 8
+# the int64 columns ahead of the vectors in a rows file (``_in_file_order``)
+INT_COLUMNS = 6
 
 
 def partial_path(path: Path) -> Path:
@@ -163,7 +166,7 @@ class SavedRows:
         """
         from memoryd.store.index_arrays import IndexColumns
 
-        ints = [np.empty(self.capacity, np.int64) for _ in range(5)]
+        ints = [np.empty(self.capacity, np.int64) for _ in range(INT_COLUMNS)]
         try:
             with self.file.path.open("rb") as fh:
                 for array in ints:
@@ -173,14 +176,14 @@ class SavedRows:
                 self.file.path,
                 dtype=np.float32,
                 mode="c",
-                offset=5 * 8 * self.count,
+                offset=INT_COLUMNS * 8 * self.count,
                 shape=(self.capacity, self.file.dim),
             )
         except (OSError, ValueError) as exc:
             log.warning("rows %s: %s; reading the rows from the database", self.file.path, exc)
             return None
-        rowids, seqs, ends, starts, created = ints
-        return IndexColumns(rowids, vectors, ends, starts, created, seqs)
+        rowids, seqs, ends, starts, created, kinds = ints
+        return IndexColumns(rowids, vectors, ends, starts, created, seqs, kinds)
 
 
 @dataclass(frozen=True)
@@ -188,14 +191,15 @@ class RowsFile(SavedFile):
     """One space's live rows as the index holds them: what a new process loads instead of
     walking every row of the space in SQLite.
 
-    Raw columns, one after the other: rowids, seqs, ends, starts, created
-    (int64 each, one a row), then the vectors (float32, ``dim`` a row) and
+    Raw columns, one after the other: rowids, seqs, ends, starts, created,
+    kinds (int64 each, one a row), then the vectors (float32, ``dim`` a row) and
     room for ``SPARE`` more vectors, a hole in the file that takes no disk
     (so that a process mapping it writes its first new rows in place). The
-    description gives the count and the capacity.
+    description gives the count, the capacity and the memory types that the
+    kinds number (``KIND_NAMES``).
     """
 
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
 
     def open(self, token: str | None) -> SavedRows | None:
         """The saved rows, if their description fits and the database vouches for them."""
@@ -205,11 +209,15 @@ class RowsFile(SavedFile):
         if meta.get("token") != token:
             log.info("rows %s are not the ones this database saved; not used", self.path)
             return None
+        if meta.get("kinds") != list(KIND_NAMES):
+            log.info("rows %s number other memory types; not used", self.path)
+            return None
         count, capacity = int(meta["count"]), meta.get("capacity")
         if not isinstance(capacity, int) or capacity < count:
             log.warning("rows %s: no capacity in the description; not used", self.path)
             return None
-        if meta["bytes"] != 5 * 8 * count + 4 * self.dim * capacity:  # described(): the size
+        # described() checked that the file is meta["bytes"] long
+        if meta["bytes"] != INT_COLUMNS * 8 * count + 4 * self.dim * capacity:
             log.warning("rows %s are not %d rows long; not used", self.path, count)
             return None
         return SavedRows(self, count, capacity, int(meta["seq"]))
@@ -223,10 +231,10 @@ class RowsFile(SavedFile):
         with partial.open("wb") as fh:
             for array in _in_file_order(columns):
                 fh.write(np.ascontiguousarray(array).data.cast("B"))
-            fh.truncate(5 * 8 * count + 4 * self.dim * capacity)  # the room: a hole, no disk
+            fh.truncate(INT_COLUMNS * 8 * count + 4 * self.dim * capacity)  # room: a hole
         os.replace(partial, self.path)
         token = secrets.token_hex(16)
-        self.describe(seq, count, token=token, capacity=capacity)
+        self.describe(seq, count, token=token, capacity=capacity, kinds=list(KIND_NAMES))
         return token
 
 
@@ -238,5 +246,6 @@ def _in_file_order(columns: IndexColumns) -> list[npt.NDArray[Any]]:
         columns.ends,
         columns.starts,
         columns.created,
+        columns.kinds,
         columns.vectors,
     ]

@@ -76,6 +76,7 @@ class SpaceGraph(SpaceArrays):
                 at = self.columns(slice(self.size, self.size + n))
                 at.rowids[:], at.vectors[:], at.seqs[:] = cols.rowids, cols.vectors, cols.seqs
                 at.ends[:], at.starts[:], at.created[:] = cols.ends, cols.starts, cols.created
+                at.kinds[:] = cols.kinds
                 self.size += n
             self._index_positions()
             self._update_graph([], [], seq, None if prefetch is None else prefetch.result)

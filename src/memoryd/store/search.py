@@ -21,6 +21,7 @@ from memoryd.errors import StorageError
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import BIGRAM, COMMON_TERM_ROWS, build_query, quote_term
+from memoryd.store.index_arrays import KIND_CODES, UNKNOWN_KIND
 from memoryd.store.rows import blob_to_vector, to_us
 from memoryd.store.spaces import SpaceStore
 
@@ -42,6 +43,12 @@ _LIVE = (
     "OR NOT EXISTS (SELECT 1 FROM json_each(marks) WHERE json_each.value = :mark))"
 )
 _LIVE_PARAMS = {"quoted_mark": json.dumps(TOOL_OUTPUT_MARK), "mark": TOOL_OUTPUT_MARK}
+# a row's memory type as the vector index numbers it (KIND_CODES)
+_KIND = (
+    "CASE memory_type "
+    + " ".join(f"WHEN '{name}' THEN {code}" for name, code in KIND_CODES.items())
+    + f" ELSE {UNKNOWN_KIND} END"
+)
 # the meta key (and space id) of the token of the saved rows a space's index may read back
 INDEX_TOKEN = "index_rows:"
 # the keyword leg ranks this many times k in the index before filtering
@@ -121,7 +128,7 @@ class SearchLegs(SpaceStore):
         # then finds it by its words): the filters rely on the index holding neither
         cursor = conn.execute(
             f"SELECT rowid, vector, {_LIVE}, invalidated_at, valid_to, expires_at, valid_from, "
-            "seq, created_at FROM memories WHERE space_id = :space AND seq > :since",
+            f"seq, created_at, {_KIND} FROM memories WHERE space_id = :space AND seq > :since",
             {**_LIVE_PARAMS, "space": space_id, "since": since},
         )
         # in batches: a million rows read at once would hold every vector twice
@@ -137,6 +144,7 @@ class SearchLegs(SpaceStore):
                     valid_from=r[6],
                     seq=r[7],
                     created_at=r[8],
+                    kind=r[9],
                 )
                 for r in rows
             ]
@@ -152,12 +160,12 @@ class SearchLegs(SpaceStore):
         cursor = conn.execute(
             "SELECT rowid, vector, min(coalesce(invalidated_at, :never), "
             "coalesce(valid_to, :never), coalesce(expires_at, :never)), "
-            "coalesce(valid_from, -:never), created_at, seq FROM memories "
+            f"coalesce(valid_from, -:never), created_at, seq, {_KIND} FROM memories "
             f"WHERE space_id = :space AND vector IS NOT NULL AND {_LIVE}",
             {**_LIVE_PARAMS, "never": int(NEVER), "space": space_id},
         )
         for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), []):
-            rowids, blobs, ends, starts, created, seqs = zip(*rows, strict=True)
+            rowids, blobs, ends, starts, created, seqs, kinds = zip(*rows, strict=True)
             vectors = np.frombuffer(b"".join(blobs), np.float32)
             if vectors.size != len(rows) * dim:
                 raise StorageError(
@@ -171,6 +179,7 @@ class SearchLegs(SpaceStore):
                 starts=np.array(starts, np.int64),
                 created=np.array(created, np.int64),
                 seqs=np.array(seqs, np.int64),
+                kinds=np.array(kinds, np.int64),
             )
 
     def allowed_rowids(
@@ -195,16 +204,21 @@ class SearchLegs(SpaceStore):
         self._sync_index(space_id)
         assert self.index is not None
         space = self.index.space(space_id)
-        # the index knows when each row was created: a time window alone needs no SQL
-        window = replace(f, created_after=None, created_before=None)
-        allowed = self.allowed_rowids(tenant_id, [space_id], f) if window.is_narrowing() else None
+        # the index knows when each row was created and its type: a time window and a choice
+        # of types need no SQL
+        rest = replace(
+            f, created_after=None, created_before=None, memory_type=None, exclude_types=()
+        )
+        allowed = self.allowed_rowids(tenant_id, [space_id], f) if rest.is_narrowing() else None
         live_at = None if f.as_of is not None or f.live_at is None else to_us(f.live_at)
         created = (
             None if f.created_after is None else to_us(f.created_after),
             None if f.created_before is None else to_us(f.created_before),
         )
         with space.lock:
-            return space.search(query, k, live_at=live_at, allowed=allowed, created=created)
+            return space.search(
+                query, k, live_at=live_at, allowed=allowed, created=created, kinds=kinds_of(f)
+            )
 
     def _word_plan(self, terms: Sequence[str]) -> tuple[str | None, bool]:
         """A narrower MATCH expression to try before the plain OR of ``terms`` (None: none),
@@ -346,3 +360,12 @@ class SearchLegs(SpaceStore):
                 scored.setdefault(rowid, floor)
         ranked = sorted(scored.items(), key=lambda kv: -kv[1])
         return ranked[:k]
+
+
+def kinds_of(f: MemoryFilter) -> list[int] | None:
+    """The index's numbers of the memory types ``f`` keeps (None: every type)."""
+    if not f.memory_type and not f.exclude_types:
+        return None
+    excluded = {str(t) for t in f.exclude_types}
+    wanted = {str(t) for t in f.memory_type} if f.memory_type else set(KIND_CODES)
+    return sorted(KIND_CODES[name] for name in wanted - excluded)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,24 +81,32 @@ class SpaceIndex(SpaceGraph):
         live_at: int | None = None,
         allowed: npt.NDArray[np.int64] | None = None,
         created: tuple[int | None, int | None] = (None, None),
+        kinds: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
         """Top ``k`` (rowid, cosine) pairs, best first.
 
         ``live_at`` keeps the rows valid at that instant; ``created`` the rows
-        created in [after, before) (microseconds, None: open), which the index
-        knows itself, so a time window needs no SQL over the rows it keeps.
+        created in [after, before) (microseconds, None: open); ``kinds`` the
+        rows of those memory types (``KIND_CODES``). The index knows all three
+        itself, so they need no SQL over the rows they keep.
 
         With a graph, the graph proposes candidates and they are scored
-        exactly. A filter (``allowed``) that keeps few rows is scored exactly
-        over those rows alone; a wider one asks the graph for as many more
-        candidates as it keeps fewer rows. Only when too few candidates pass
-        are the rows scanned exactly.
+        exactly. A filter (``allowed``, ``kinds``) that keeps few rows is scored
+        exactly over those rows alone; a wider one asks the graph for as many
+        more candidates as it keeps fewer rows. Only when too few candidates
+        pass are the rows scanned exactly.
         """
         if self.size == 0 or k <= 0:
             return []
-        narrow = allowed is not None and allowed.size < EXACT_FILTER_FRACTION * self.size
+        of_kind = None if kinds is None else np.isin(self.kinds[: self.size], kinds)
+        kept = self.size if allowed is None else allowed.size
+        if of_kind is not None:
+            kept = min(kept, int(np.count_nonzero(of_kind)))
+        if kept == 0:
+            return []
+        narrow = kept < EXACT_FILTER_FRACTION * self.size
         if self.graph is not None and not narrow:
-            found = self._search_graph(query, k, live_at, allowed, created)
+            found = self._search_graph(query, k, live_at, allowed, created, kinds, kept)
             if found is not None:
                 return found
         rowids = self.rowids[: self.size]
@@ -112,6 +120,8 @@ class SpaceIndex(SpaceGraph):
             picks = np.flatnonzero(np.isin(rowids, allowed, assume_unique=True))
         else:
             picks = None
+        if of_kind is not None:
+            picks = np.flatnonzero(of_kind) if picks is None else picks[of_kind[picks]]
         if picks is not None and picks.size == 0:
             return []
         at = slice(0, self.size) if picks is None else picks
@@ -151,12 +161,15 @@ class SpaceIndex(SpaceGraph):
         live_at: int | None,
         allowed: npt.NDArray[np.int64] | None = None,
         created: tuple[int | None, int | None] = (None, None),
+        kinds: Sequence[int] | None = None,
+        kept: int | None = None,
     ) -> list[tuple[int, float]] | None:
-        """Top ``k`` by the graph, or None when fewer than ``k`` live rows came back."""
+        """Top ``k`` by the graph, or None when fewer than ``k`` live rows came back;
+        ``kept``: how many rows ``allowed`` and ``kinds`` keep (None: every row)."""
         assert self.graph is not None
         wanted = max(4 * k, k + 64)
-        if allowed is not None:  # a filter keeping 1/n of the rows: n times the candidates
-            wanted = math.ceil(wanted * self.size / max(allowed.size, 1))
+        if kept is not None:  # a filter keeping 1/n of the rows: n times the candidates
+            wanted = math.ceil(wanted * self.size / max(kept, 1))
         candidates = self.graph.search(query, min(wanted, self.size))
         if allowed is not None:
             candidates = candidates[np.isin(candidates, allowed)]
@@ -164,6 +177,8 @@ class SpaceIndex(SpaceGraph):
             (self.position.get(int(r), -1) for r in candidates), np.int64, len(candidates)
         )
         picks = picks[picks >= 0]  # the graph is kept in step; this is a guard
+        if kinds is not None:
+            picks = picks[np.isin(self.kinds[picks], kinds)]
         keep = self._keep(picks, live_at, created)
         if keep is not None:
             picks = picks[keep]

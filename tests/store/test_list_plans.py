@@ -133,3 +133,34 @@ def test_marks_are_found_by_their_index_and_kept_in_step(
             conn.execute("DELETE FROM memories WHERE id = ?", (other.id,))
         left = store.conn.execute("SELECT mark FROM memory_marks ORDER BY mark").fetchall()
         assert left == []
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        MemoryFilter(exclude_types=(MemoryType.SESSION,)),  # the default list
+        MemoryFilter(memory_type=[MemoryType.INSIGHT, MemoryType.PINNED]),
+        MemoryFilter(memory_type=[MemoryType.INSIGHT, MemoryType.PINNED], state=[State.ARCHIVED]),
+    ],
+    ids=["default", "a type", "a type and a state"],
+)
+def test_a_list_counts_its_matches_from_the_type_index_alone(
+    tmp_path: Path, embedder: LocalEmbedder, f: MemoryFilter
+) -> None:
+    """The total beside every page: from the covering index on (space, type, state), never
+    by reading each memory of the space (80 ms at 100,000 memories)."""
+    with MemoryService(tmp_path / "home", embedder=embedder) as svc:
+        svc.add("I am vegetarian")
+        svc.ingest([{"role": "user", "content": "hello there"}], session_id="s1")
+        store = svc.store
+        assert isinstance(store, SQLiteStore)
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        try:
+            _, total = store.list_memories(svc.tenant_id, [svc.space_id], f)
+        finally:
+            store.conn.set_trace_callback(None)
+        assert total == (0 if f.state else 1)
+        count = next(s for s in statements if s.lstrip().upper().startswith("SELECT COUNT"))
+        plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {count}"))
+        assert "COVERING INDEX memories_space_type" in plan, plan

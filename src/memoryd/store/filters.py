@@ -137,9 +137,12 @@ def where_clause(
         parts.append("m.state = 'active'")  # what holds: archived memories are put away
     else:
         parts.append("m.state != 'deleted'")
+    # a filter that names a few rows finds them by their own index, not by walking every
+    # memory of a type (memories_space_type): the type term is kept off the index ("+")
+    kind = "+m.memory_type" if f.pinpoints() else "m.memory_type"
     for column, values in (
         ("m.category", f.category),
-        ("m.memory_type", f.memory_type),
+        (kind, f.memory_type),
         ("m.tier", f.tier),
         ("m.id", f.ids),
     ):
@@ -148,7 +151,7 @@ def where_clause(
             parts.append(sql)
             params += p
     if f.exclude_types:
-        sql, p = _in("m.memory_type", f.exclude_types)
+        sql, p = _in(kind, f.exclude_types)
         parts.append(f"NOT ({sql})")
         params += p
     for column, value in (

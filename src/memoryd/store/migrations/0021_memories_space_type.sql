@@ -1,0 +1,11 @@
+-- memoryd: how many memories of a space there are, by type and state, from an index alone.
+--
+-- Every list counts its matches (the total beside a page), and the default list
+-- leaves session turns out: with no index on the type, the count read every
+-- memory of the space (about 80 ms at 100,000 memories, on every page of
+-- `memoryd list`, the dashboard and GET /v1/memories). This index covers the
+-- count (about 10 ms). A filter that names a few rows (a session's turns, a
+-- key) keeps its type term off this index ("+m.memory_type", filters.py), so
+-- that SQLite, which has no statistics here, still finds those rows by their
+-- own index rather than by walking every memory of their type.
+CREATE INDEX memories_space_type ON memories(space_id, memory_type, state);

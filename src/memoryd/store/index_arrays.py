@@ -13,16 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.models import MemoryType
+from memoryd.store.index_kinds import UNKNOWN_KIND
 
 NEVER = np.iinfo(np.int64).max
 INITIAL_CAPACITY = 1024
-# each row's memory type as a small number, so a search for some types (smart ingest compares
-# a new fact with the distilled memories only) filters in the index, not by reading the
-# space's rows; a rows file records the names in this order and is read back only with them
-KIND_NAMES = tuple(t.value for t in MemoryType)
-KIND_CODES = {name: code for code, name in enumerate(KIND_NAMES)}
-UNKNOWN_KIND = -1
 
 
 @dataclass

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.store.hnsw_index import HnswGraph
-from memoryd.store.index_arrays import KIND_NAMES
+from memoryd.store.index_kinds import KIND_NAMES
 
 if TYPE_CHECKING:
     from memoryd.store.index_arrays import IndexColumns

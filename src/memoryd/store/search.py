@@ -21,7 +21,7 @@ from memoryd.errors import StorageError
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import BIGRAM, COMMON_TERM_ROWS, build_query, quote_term
-from memoryd.store.index_arrays import KIND_CODES, UNKNOWN_KIND
+from memoryd.store.index_kinds import KIND_CODES, UNKNOWN_KIND
 from memoryd.store.rows import blob_to_vector, to_us
 from memoryd.store.spaces import SpaceStore
 

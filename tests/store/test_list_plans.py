@@ -8,6 +8,8 @@ here are what SQLite chooses for the statements ``list_memories`` runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,25 @@ from memoryd.embed.local import LocalEmbedder
 from memoryd.models import MemoryType, State
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter, SQLiteStore
+
+
+@contextmanager
+def traced(store: SQLiteStore) -> Iterator[list[str]]:
+    """The statements ``store`` runs on its connection inside the block."""
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        yield statements
+    finally:
+        store.conn.set_trace_callback(None)
+
+
+def selects(statements: list[str]) -> list[str]:
+    return [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+
+
+def plan_of(store: SQLiteStore, sql: str) -> str:
+    return " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
 
 
 @pytest.mark.parametrize(
@@ -37,16 +58,11 @@ def test_a_pinpointing_filter_uses_its_own_index(
         svc.ingest([{"role": "user", "content": "hello there"}], session_id="s1")
         store = svc.store
         assert isinstance(store, SQLiteStore)
-        statements: list[str] = []
-        store.conn.set_trace_callback(statements.append)
-        try:
+        with traced(store) as statements:
             store.list_memories(svc.tenant_id, [svc.space_id], f)
-        finally:
-            store.conn.set_trace_callback(None)
-        selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
-        assert len(selects) == 2  # the count and the page
-        for sql in selects:
-            plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        assert len(selects(statements)) == 2  # the count and the page
+        for sql in selects(statements):
+            plan = plan_of(store, sql)
             assert index in plan, plan
             assert "memories_space_created" not in plan, plan
 
@@ -61,19 +77,16 @@ def test_a_live_lookup_by_key_uses_the_key_index(tmp_path: Path, embedder: Local
         f = MemoryFilter(key="diet", live_at=utcnow())
         rows, total = store.list_memories(svc.tenant_id, [svc.space_id], f, limit=1)
         assert [r.id for r in rows] == [found.id] and total == 1
-        statements: list[str] = []
-        store.conn.set_trace_callback(statements.append)
-        store.list_memories(svc.tenant_id, [svc.space_id], f, limit=1, with_total=False)
-        store.conn.set_trace_callback(None)
-        page = next(s for s in statements if s.lstrip().upper().startswith("SELECT"))
-        plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {page}"))
+        with traced(store) as statements:
+            store.list_memories(svc.tenant_id, [svc.space_id], f, limit=1, with_total=False)
+        plan = plan_of(store, selects(statements)[0])
         assert "memories_space_key" in plan, plan
 
 
 def test_an_id_prefix_is_found_by_the_id_index_and_the_access_rule_after(
     tmp_path: Path, embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoryd.store import sqlite as sqlite_store
+    from memoryd.store import memory_reads
 
     with MemoryService(tmp_path / "home", embedder=embedder) as svc:
         made = [svc.add(f"note {n}").id for n in range(3)]
@@ -86,16 +99,14 @@ def test_an_id_prefix_is_found_by_the_id_index_and_the_access_rule_after(
         def like(prefix: str) -> list[str]:
             return store.memory_ids_like(svc.tenant_id, [svc.space_id], prefix, 10)
 
-        statements: list[str] = []
-        store.conn.set_trace_callback(statements.append)
-        assert like("beef") == ["beef0001-a", "beef0002-b"]
-        store.conn.set_trace_callback(None)
+        with traced(store) as statements:
+            assert like("beef") == ["beef0001-a", "beef0002-b"]
         checked = next(s for s in statements if " IN (" in s and "m.id" in s)
-        plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {checked}"))
+        plan = plan_of(store, checked)
         assert "autoindex" in plan and "memories_session" not in plan, plan
         assert like("cafe0001") == ["cafe0001-c"] and like("dead") == []
         # past the candidates the one statement answers, the same
-        monkeypatch.setattr(sqlite_store, "PREFIX_CANDIDATES", 1)
+        monkeypatch.setattr(memory_reads, "PREFIX_CANDIDATES", 1)
         assert like("beef") == ["beef0001-a", "beef0002-b"]
         assert svc.get("beef0002").id == "beef0002-b"
 
@@ -119,12 +130,10 @@ def test_marks_are_found_by_their_index_and_kept_in_step(
             return [r.id for r in rows]
 
         assert marked("slot:home") == [kept.id] and marked("slot:work") == [other.id]
-        statements: list[str] = []
-        store.conn.set_trace_callback(statements.append)
-        marked("slot:home")
-        store.conn.set_trace_callback(None)
-        for sql in (s for s in statements if s.lstrip().upper().startswith("SELECT")):
-            plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        with traced(store) as statements:
+            marked("slot:home")
+        for sql in selects(statements):
+            plan = plan_of(store, sql)
             assert "memory_marks_mark" in plan and "memories_s" not in plan, plan
         with store.write() as conn:
             conn.execute("UPDATE memories SET marks = '[]' WHERE id = ?", (kept.id,))
@@ -154,13 +163,9 @@ def test_a_list_counts_its_matches_from_the_type_index_alone(
         svc.ingest([{"role": "user", "content": "hello there"}], session_id="s1")
         store = svc.store
         assert isinstance(store, SQLiteStore)
-        statements: list[str] = []
-        store.conn.set_trace_callback(statements.append)
-        try:
+        with traced(store) as statements:
             _, total = store.list_memories(svc.tenant_id, [svc.space_id], f)
-        finally:
-            store.conn.set_trace_callback(None)
         assert total == (0 if f.state else 1)
-        count = next(s for s in statements if s.lstrip().upper().startswith("SELECT COUNT"))
-        plan = " | ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {count}"))
+        count = next(s for s in selects(statements) if "COUNT(" in s.upper())
+        plan = plan_of(store, count)
         assert "COVERING INDEX memories_space_type" in plan, plan

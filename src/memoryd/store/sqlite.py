@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,17 +22,17 @@ from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.imports import ImportStore
+from memoryd.store.memory_history import MemoryHistory
+from memoryd.store.memory_reads import SORT_COLUMNS, MemoryReads
 from memoryd.store.pending import PendingEmbeddings
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
     SELECT_COLUMNS,
-    blob_to_vector,
     memory_to_row,
     row_to_memory,
     to_us,
     vector_to_blob,
 )
-from memoryd.store.scopes import Viewer
 from memoryd.store.search import SearchLegs
 from memoryd.store.session_layers import SessionLayerStore
 from memoryd.store.sessions import RawMessage, SessionLog
@@ -47,18 +47,15 @@ if TYPE_CHECKING:
 DB_FILENAME = "memoryd.db"
 # what one recall adds to a memory's confidence (seed 001's holographic trust)
 RECALL_TRUST_STEP = 0.02
-SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
 # the folder of saved HNSW graphs beside the database file (memoryd.db-graphs)
 GRAPH_DIR_SUFFIX = "-graphs"
-# sorts after every string that starts with a given prefix (BINARY collation, UTF-8)
-PREFIX_END = "\U0010ffff"
-# ids sharing a prefix, across the whole store, looked at before the access rule is applied
-PREFIX_CANDIDATES = 1000
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]
 
 
 @map_storage_errors
 class SQLiteStore(
+    MemoryReads,
+    MemoryHistory,
     SessionLog,
     TenantStore,
     TaskStore,
@@ -231,26 +228,6 @@ class SQLiteStore(
             self.insert_memories([new], [vector], actor, conn)
         return new
 
-    def _history(
-        self, conn: sqlite3.Connection, old: Memory, new: Memory, action: str, actor: str | None
-    ) -> None:
-        before, after = old.to_json(), new.to_json()
-        changed = {k for k in after if before.get(k) != after[k]}
-        conn.execute(
-            "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
-            "new_value, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                new.id,
-                new.tenant_id,
-                new.space_id,
-                action,
-                json.dumps({k: before.get(k) for k in changed}, ensure_ascii=False),
-                json.dumps({k: after[k] for k in changed}, ensure_ascii=False),
-                actor,
-                to_us(utcnow()),
-            ),
-        )
-
     def set_state_where(
         self,
         tenant_id: str,
@@ -298,237 +275,3 @@ class SQLiteStore(
                 f"confidence = MIN(1.0, confidence + ?) WHERE id IN ({marks})",
                 (at_us, RECALL_TRUST_STEP, *memory_ids),
             )
-
-    # ------------------------------------------------------------------ memories: reads
-    def _get(
-        self,
-        conn: sqlite3.Connection,
-        tenant_id: str,
-        space_ids: Sequence[str],
-        memory_id: str,
-        viewer: Viewer | None = None,
-    ) -> Memory | None:
-        where, params = where_clause(
-            tenant_id, space_ids, MemoryFilter(ids=[memory_id], state=list(State), viewer=viewer)
-        )
-        row = conn.execute(
-            f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where}", params
-        ).fetchone()
-        return None if row is None else row_to_memory(row)
-
-    def get(
-        self,
-        tenant_id: str,
-        space_ids: Sequence[str],
-        memory_id: str,
-        viewer: Viewer | None = None,
-    ) -> Memory | None:
-        """The memory, if the tenant (and ``viewer``, an agent, when given) may see it."""
-        return self._get(self.conn, tenant_id, space_ids, memory_id, viewer)
-
-    def memory_ids_like(
-        self,
-        tenant_id: str,
-        space_ids: Sequence[str],
-        prefix: str,
-        limit: int,
-        viewer: Viewer | None = None,
-    ) -> list[str]:
-        """Ids of memories (any state) that start with ``prefix``, in id order.
-
-        The ids come from a range of the id index first, then the access rule
-        keeps those the caller may see: asked in one statement, SQLite (with no
-        statistics) would rather walk every memory of the space by its space
-        index and test each id (80 ms at 100,000 memories, for every get,
-        update or forget). A prefix of four or more characters matches a few
-        ids in a whole store; past ``PREFIX_CANDIDATES`` the one statement runs.
-        """
-        where, params = where_clause(
-            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
-        )
-        candidates = [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-                (prefix, prefix + PREFIX_END, PREFIX_CANDIDATES + 1),
-            )
-        ]
-        if len(candidates) > PREFIX_CANDIDATES:
-            return self.ids_with_prefix("memories m", "m.id", prefix, where, params, limit)
-        if not candidates:
-            return []
-        marks = ", ".join("?" for _ in candidates)
-        return [
-            r[0]
-            for r in self.conn.execute(
-                f"SELECT m.id FROM memories m WHERE m.id IN ({marks}) AND {where} "
-                "ORDER BY m.id LIMIT ?",
-                (*candidates, *params, limit),
-            )
-        ]
-
-    def ids_with_prefix(
-        self, table: str, column: str, prefix: str, where: str, params: Sequence[Any], limit: int
-    ) -> list[str]:
-        """Values of ``column`` starting with ``prefix``: a range scan of its unique index."""
-        rows = self.conn.execute(
-            f"SELECT {column} FROM {table} WHERE {column} >= ? AND {column} < ? AND {where} "
-            f"ORDER BY {column} LIMIT ?",
-            (prefix, prefix + PREFIX_END, *params, limit),
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    def memory_id_taken(self, memory_id: str) -> bool:
-        """Whether any space holds this id (ids are unique across the store)."""
-        return (
-            self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone()
-            is not None
-        )
-
-    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-        """The stored vectors of these memories, by id, in one query."""
-        marks = ", ".join("?" for _ in memory_ids)
-        rows = self.conn.execute(
-            f"SELECT id, vector FROM memories WHERE id IN ({marks}) AND vector IS NOT NULL",
-            list(memory_ids),
-        ).fetchall()
-        import numpy as np
-
-        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
-
-    def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:
-        row = self.conn.execute("SELECT vector FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        return None if row is None else blob_to_vector(row[0])
-
-    def list_memories(
-        self,
-        tenant_id: str,
-        space_ids: Sequence[str],
-        f: MemoryFilter,
-        sort: str = "created_at",
-        order: str = "desc",
-        limit: int = 20,
-        offset: int = 0,
-        with_total: bool = True,
-    ) -> tuple[list[Memory], int]:
-        """A page of memories and how many match (-1 without ``with_total``: counting
-        every match costs more than the page on a large store)."""
-        where, params = where_clause(tenant_id, space_ids, f)
-        column = sort if sort in SORT_COLUMNS else "created_at"
-        direction = "DESC" if order == "desc" else "ASC"
-        # A filter that names a few rows (a session, a key) finds them by their own index
-        # and sorts them. Without statistics SQLite would rather walk the created-at index
-        # to skip the sort, which reads every memory of the space before the last match
-        # (0.1 s at 100,000 memories): "+" keeps the sort column off any index.
-        ordered = f"+m.{column}" if f.pinpoints() else f"m.{column}"
-        with self.read() as conn:
-            total = (
-                conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
-                if with_total
-                else -1
-            )
-            rows = conn.execute(
-                f"SELECT {SELECT_COLUMNS} FROM memories m WHERE {where} "
-                f"ORDER BY {ordered} {direction}, m.rowid {direction} LIMIT ? OFFSET ?",
-                (*params, limit, offset),
-            ).fetchall()
-        return [row_to_memory(r) for r in rows], int(total)
-
-    def count(self, tenant_id: str, space_ids: Sequence[str], f: MemoryFilter) -> int:
-        where, params = where_clause(tenant_id, space_ids, f)
-        return int(
-            self.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[
-                0
-            ]
-        )
-
-    def iter_all(
-        self,
-        tenant_id: str,
-        space_ids: Sequence[str],
-        batch: int = 1000,
-        viewer: Viewer | None = None,
-    ) -> Iterator[Memory]:
-        """Every memory in any state (that ``viewer`` may see), in insertion order (export)."""
-        last = 0
-        where, params = where_clause(
-            tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
-        )
-        while True:
-            rows = self.conn.execute(
-                f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} AND m.rowid > ? "
-                "ORDER BY m.rowid LIMIT ?",
-                (*params, last, batch),
-            ).fetchall()
-            if not rows:
-                return
-            for row in rows:
-                yield row_to_memory(row)
-            last = rows[-1][-1]
-
-    def by_rowids(self, rowids: Sequence[int]) -> dict[int, Memory]:
-        out: dict[int, Memory] = {}
-        for start in range(0, len(rowids), 500):
-            chunk = rowids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            for row in self.conn.execute(
-                f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE m.rowid IN ({marks})",
-                chunk,
-            ):
-                out[int(row[-1])] = row_to_memory(row)
-        return out
-
-    def space_history(self, tenant_id: str, space_id: str) -> Iterator[dict[str, Any]]:
-        """Every history row of a space's memories, oldest first (export)."""
-        rows = self.conn.execute(
-            "SELECT memory_id, action, old_value, new_value, actor, at FROM memory_history "
-            "WHERE tenant_id = ? AND space_id = ? ORDER BY id",
-            (tenant_id, space_id),
-        )
-        for memory_id, action, old, new, actor, at in rows:
-            yield {
-                "memory_id": memory_id,
-                "action": action,
-                "old": json.loads(old) if old else None,
-                "new": json.loads(new) if new else None,
-                "actor": actor,
-                "at": at,
-            }
-
-    def add_history(self, tenant_id: str, space_id: str, rows: Sequence[dict[str, Any]]) -> None:
-        """History rows as an export holds them (``at`` in microseconds)."""
-        with self.write() as conn:
-            conn.executemany(
-                "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
-                "new_value, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        r["memory_id"],
-                        tenant_id,
-                        space_id,
-                        r["action"],
-                        None if r["old"] is None else json.dumps(r["old"], ensure_ascii=False),
-                        None if r["new"] is None else json.dumps(r["new"], ensure_ascii=False),
-                        r["actor"],
-                        r["at"],
-                    )
-                    for r in rows
-                ],
-            )
-
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
-        rows = self.conn.execute(
-            "SELECT action, old_value, new_value, actor, at FROM memory_history "
-            "WHERE memory_id = ? ORDER BY id",
-            (memory_id,),
-        ).fetchall()
-        return [
-            {
-                "action": a,
-                "old": json.loads(o) if o else None,
-                "new": json.loads(n) if n else None,
-                "actor": actor,
-                "at": at,
-            }
-            for a, o, n, actor, at in rows
-        ]

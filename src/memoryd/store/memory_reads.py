@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from memoryd.models import Memory, State
 from memoryd.store.database import Database
 from memoryd.store.filters import MemoryFilter, where_clause
-from memoryd.store.rows import SELECT_COLUMNS, blob_to_vector, row_to_memory
+from memoryd.store.rows import SELECT_COLUMNS, blob_to_vector, in_rowid_order, row_to_memory
 from memoryd.store.scopes import Viewer
 
 if TYPE_CHECKING:
@@ -180,21 +180,16 @@ class MemoryReads(Database):
         viewer: Viewer | None = None,
     ) -> Iterator[Memory]:
         """Every memory in any state (that ``viewer`` may see), in insertion order (export)."""
-        last = 0
         where, params = where_clause(
             tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
         )
-        while True:
-            rows = self.conn.execute(
-                f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} AND m.rowid > ? "
-                "ORDER BY m.rowid LIMIT ?",
-                (*params, last, batch),
-            ).fetchall()
-            if not rows:
-                return
-            for row in rows:
-                yield row_to_memory(row)
-            last = rows[-1][-1]
+        sql = (
+            f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} AND m.rowid > ? "
+            "ORDER BY m.rowid LIMIT ?"
+        )
+        return in_rowid_order(
+            lambda last: self.conn.execute(sql, (*params, last, batch)).fetchall()
+        )
 
     def by_rowids(self, rowids: Sequence[int]) -> dict[int, Memory]:
         out: dict[int, Memory] = {}

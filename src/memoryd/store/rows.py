@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
@@ -161,3 +162,13 @@ def blob_to_vector(blob: bytes | None) -> np.ndarray[Any, np.dtype[np.float32]] 
     import numpy as np
 
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)
+
+
+def in_rowid_order(page: Callable[[int], Sequence[tuple[Any, ...]]]) -> Iterator[Memory]:
+    """Memories page by page: ``page(last)`` gives the rows past rowid ``last`` (the rowid
+    last in each row), in rowid order; an export walks a million this way in constant memory."""
+    last = 0
+    while rows := page(last):
+        for row in rows:
+            yield row_to_memory(row)
+        last = rows[-1][-1]

@@ -17,7 +17,7 @@ from memoryd.store.filters import MemoryFilter
 from memoryd.store.memory_reads import SORT_COLUMNS
 from memoryd.store.postgres.database import Conn, PgDatabase
 from memoryd.store.postgres.filters import where_clause
-from memoryd.store.rows import SELECT_COLUMNS, row_to_memory
+from memoryd.store.rows import SELECT_COLUMNS, in_rowid_order, row_to_memory
 from memoryd.store.scopes import Viewer
 
 
@@ -137,21 +137,14 @@ class PgMemoryReads(PgDatabase):
         viewer: Viewer | None = None,
     ) -> Iterator[Memory]:
         """Every memory in any state (that ``viewer`` may see), in insertion order (export)."""
-        last = 0
         where, params = where_clause(
             tenant_id, space_ids, MemoryFilter(state=list(State), viewer=viewer)
         )
-        while True:
-            rows = self.all(
-                f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} "
-                "AND m.rowid > %s ORDER BY m.rowid LIMIT %s",
-                (*params, last, batch),
-            )
-            if not rows:
-                return
-            for row in rows:
-                yield row_to_memory(row)
-            last = rows[-1][-1]
+        sql = (
+            f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} "
+            "AND m.rowid > %s ORDER BY m.rowid LIMIT %s"
+        )
+        return in_rowid_order(lambda last: self.all(sql, (*params, last, batch)))
 
     def by_rowids(self, rowids: Sequence[int]) -> dict[int, Memory]:
         rows = self.all(

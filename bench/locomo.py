@@ -99,7 +99,7 @@ def run_conversation(
         svc = MemoryService(home, embedder=embedder)
         try:
             for number, date, turns in sessions(conv):
-                said = [(turn, turn_text(turn)) for turn in turns if turn_text(turn).strip()]
+                said = [(turn, text) for turn in turns if (text := turn_text(turn)).strip()]
                 calls = [said] if per_session else [[t] for t in said]
                 for call in calls:
                     result = svc.ingest(

@@ -187,7 +187,9 @@ class MemoryReads(Database):
             f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} AND m.rowid > ? "
             "ORDER BY m.rowid LIMIT ?"
         )
-        return in_rowid_order(
+        # a generator itself, so that an error while it is walked leaves as StorageError
+        # (map_storage_errors wraps a generator's iteration, not a returned one's)
+        yield from in_rowid_order(
             lambda last: self.conn.execute(sql, (*params, last, batch)).fetchall()
         )
 

@@ -144,7 +144,7 @@ class PgMemoryReads(PgDatabase):
             f"SELECT {SELECT_COLUMNS}, m.rowid FROM memories m WHERE {where} "
             "AND m.rowid > %s ORDER BY m.rowid LIMIT %s"
         )
-        return in_rowid_order(lambda last: self.all(sql, (*params, last, batch)))
+        yield from in_rowid_order(lambda last: self.all(sql, (*params, last, batch)))
 
     def by_rowids(self, rowids: Sequence[int]) -> dict[int, Memory]:
         rows = self.all(

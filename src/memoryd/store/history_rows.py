@@ -24,6 +24,20 @@ def as_json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
+def created_values(memory: Memory, actor: str | None, at: int | None) -> tuple[Any, ...]:
+    """The ``create`` row of a new memory: all of it, as it was stored."""
+    return (
+        memory.id,
+        memory.tenant_id,
+        memory.space_id,
+        "create",
+        None,
+        as_json(memory.to_json()),
+        actor,
+        at,
+    )
+
+
 def change_values(old: Memory, new: Memory, action: str, actor: str | None) -> tuple[Any, ...]:
     """The row of a change from ``old`` to ``new``: the fields it moved, now."""
     before, after = old.to_json(), new.to_json()

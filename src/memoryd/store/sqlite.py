@@ -6,7 +6,6 @@ so no door can forget to scope one.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,9 +19,10 @@ from memoryd.store.aggregates import AggregateStore
 from memoryd.store.checkpoints import CheckpointStore
 from memoryd.store.database import map_storage_errors
 from memoryd.store.filters import MemoryFilter, where_clause
+from memoryd.store.history_rows import created_values
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.imports import ImportStore
-from memoryd.store.memory_history import MemoryHistory
+from memoryd.store.memory_history import HISTORY_INSERT, MemoryHistory
 from memoryd.store.memory_reads import SORT_COLUMNS, MemoryReads
 from memoryd.store.pending import PendingEmbeddings
 from memoryd.store.rows import (
@@ -144,21 +144,7 @@ class SQLiteStore(
         if not created:
             return
         now = to_us(utcnow())
-        conn.executemany(
-            "INSERT INTO memory_history(memory_id, tenant_id, space_id, action, old_value, "
-            "new_value, actor, at) VALUES (?, ?, ?, 'create', NULL, ?, ?, ?)",
-            [
-                (
-                    m.id,
-                    m.tenant_id,
-                    m.space_id,
-                    json.dumps(m.to_json(), ensure_ascii=False),
-                    actor,
-                    now,
-                )
-                for m in memories
-            ],
-        )
+        conn.executemany(HISTORY_INSERT, [created_values(m, actor, now) for m in memories])
 
     def update_memory(
         self,

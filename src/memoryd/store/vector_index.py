@@ -110,8 +110,11 @@ class SpaceIndex(SpaceGraph):
             if found is not None:
                 return found
         rowids = self.rowids[: self.size]
-        few = allowed is not None and allowed.size < EXACT_FILTER_FRACTION * self.size
-        if allowed is not None and few and self.graph is not None:
+        if (
+            allowed is not None
+            and allowed.size < EXACT_FILTER_FRACTION * self.size
+            and self.graph is not None
+        ):
             # a few rows of a large space: found by position, not by a pass over them all
             picks = np.fromiter(
                 (self.position.get(int(r), -1) for r in allowed), np.int64, allowed.size

@@ -19,7 +19,7 @@ import psycopg
 from memoryd.errors import EmbeddingMismatchError, NotFoundError, StorageError
 from memoryd.models import Memory, State, utcnow
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.history_rows import as_json
+from memoryd.store.history_rows import created_values
 from memoryd.store.postgres.database import Conn
 from memoryd.store.postgres.filters import where_clause
 from memoryd.store.postgres.memory_history import HISTORY_INSERT, PgMemoryHistory
@@ -126,22 +126,7 @@ class PgMemories(PgMemoryReads, PgMemoryHistory, PgSearchLegs):
             if not created:
                 return
             now = to_us(utcnow())
-            cur.executemany(
-                HISTORY_INSERT,
-                [
-                    (
-                        m.id,
-                        m.tenant_id,
-                        m.space_id,
-                        "create",
-                        None,
-                        as_json(m.to_json()),
-                        actor,
-                        now,
-                    )
-                    for m in memories
-                ],
-            )
+            cur.executemany(HISTORY_INSERT, [created_values(m, actor, now) for m in memories])
 
     def update_memory(
         self,

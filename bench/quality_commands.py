@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 from rich.table import Table
@@ -88,26 +88,33 @@ BaselinesOption = Annotated[bool, typer.Option(help="Also run BM25 and dense.")]
 RecipeOption = Annotated[str, typer.Option(help="Search recipe: default or seed.")]
 
 
+class RetrievalOptions(NamedTuple):
+    """The options both retrieval benchmarks take, by name."""
+
+    baselines: bool
+    recipe: str
+    ingest: str
+    jobs: int
+
+
 def _retrieval(
     run: Callable[..., dict[str, Any]],
     path: Path,
     limit: int | None,
     out: Path,
     keys: list[str],
-    options: tuple[bool, str, str, int],
+    options: RetrievalOptions,
 ) -> None:
-    """Run a retrieval benchmark with the bench model and print its report; ``options``
-    are the commands' shared ones: baselines, recipe, ingest, jobs."""
-    baselines, recipe, ingest, jobs = options
-    check_ingest(ingest)
+    """Run a retrieval benchmark with the bench model and print its report."""
+    check_ingest(options.ingest)
     report = run(
         path,
         limit,
         bench_embedder(),
-        config=recipe_named(recipe),
-        baselines=baselines,
-        ingest_mode=ingest,
-        jobs=jobs,
+        config=recipe_named(options.recipe),
+        baselines=options.baselines,
+        ingest_mode=options.ingest,
+        jobs=options.jobs,
     )
     _finish(report, out, keys)
 
@@ -127,7 +134,8 @@ def longmemeval(
     from bench import longmemeval as lme
 
     keys = ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"]
-    _retrieval(lme.run, path, limit, out, keys, (baselines, recipe, ingest, jobs))
+    options = RetrievalOptions(baselines=baselines, recipe=recipe, ingest=ingest, jobs=jobs)
+    _retrieval(lme.run, path, limit, out, keys, options)
 
 
 @app.command()
@@ -153,7 +161,8 @@ def locomo(
 
     keys = ["recall@5", "recall@10", "session_R@5_any"]
     run = partial(lc.run, per_session=per_session)
-    _retrieval(run, path, limit, out, keys, (baselines, recipe, ingest, jobs))
+    options = RetrievalOptions(baselines=baselines, recipe=recipe, ingest=ingest, jobs=jobs)
+    _retrieval(run, path, limit, out, keys, options)
 
 
 def _is_longmemeval(path: Path) -> bool:

@@ -329,25 +329,27 @@ def test_crosslingual_harness(tmp_path: Path) -> None:
     assert result["speed"]["texts_per_s"] > 0 and result["speed"]["query_p50_ms"] > 0
 
 
+def _state_and_parent(stat: Path) -> tuple[str, int] | None:
+    """A process's state letter and parent pid from its /proc stat file (None: gone)."""
+    try:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[1])
+
+
 def _children(pid: int) -> list[int]:
     """Live processes whose parent is ``pid`` (from /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(stat.parent.name))
-    return found
+    return [
+        int(stat.parent.name)
+        for stat in Path("/proc").glob("[0-9]*/stat")
+        if (found := _state_and_parent(stat)) is not None and found[1] == pid and found[0] != "Z"
+    ]
 
 
 def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    found = _state_and_parent(Path(f"/proc/{pid}/stat"))
+    return found is not None and found[0] != "Z"
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")

@@ -1,5 +1,5 @@
 """The retrieval-quality commands of ``python -m bench``: longmemeval, locomo, context,
-crosslingual, first-week, continuity."""
+crosslingual, first-week, truth, continuity."""
 
 from __future__ import annotations
 
@@ -294,6 +294,50 @@ def first_week(
     if show_failures:
         for line in report["failures"]:
             console.print(f"  {line}", markup=False)
+    console.print(f"report: {out}")
+
+
+@app.command()
+def truth(
+    path: Annotated[Path, typer.Argument(exists=True)] = Path(__file__).parent / "data" / "truth",
+    half: Annotated[
+        str | None, typer.Option(help="tune or confirm; every half found if unset.")
+    ] = None,
+    jobs: JobsOption = 1,
+    out: Annotated[Path, typer.Option()] = REPORTS / "truth.json",
+    show_failures: Annotated[
+        bool, typer.Option(help="Print what went wrong, a line each.")
+    ] = False,
+) -> None:
+    """Life stories through every door (ingest, add, profile, hook, proxy, consolidate,
+    import), no LLM: does each give the current fact and no stale one?"""
+    from bench import truth as tr
+
+    if half not in (None, *tr.HALVES):
+        raise typer.BadParameter(f"--half must be one of {', '.join(tr.HALVES)}")
+    report = tr.run(path, half, bench_embedder(), jobs)
+    stamp(report)
+    write_report(out, report)
+    for name, doors in report["metrics"].items():
+        table = Table(title=f"truth, half {name}: share of scenarios right, {report['wall_s']} s")
+        table.add_column("door")
+        langs = sorted({lang for cells in doors.values() for lang in cells})
+        for lang in langs:
+            table.add_column(lang, justify="right")
+        for door in tr.DOORS:
+            if door in doors:
+                table.add_row(door, *(f"{doors[door].get(lang, 0):.3f}" for lang in langs))
+        console.print(table)
+    for name, kinds in report["by_kind"].items():
+        console.print(
+            f"half {name} by kind: " + ", ".join(f"{k} {v:.2f}" for k, v in kinds.items()),
+            markup=False,
+        )
+    if show_failures:
+        for row in report["failures"]:
+            console.print(
+                f"  {row['half']} {row['scenario']} {row['door']}: {row['failure']}", markup=False
+            )
     console.print(f"report: {out}")
 
 

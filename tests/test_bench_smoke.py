@@ -391,3 +391,31 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
     except OSError:
         return ""
+
+
+def test_truth_harness(tmp_path: Path) -> None:
+    moved = {
+        "id": "moved",
+        "lang": "en",
+        "kinds": ["chain"],
+        "attribute": "residence",
+        "others": [],
+        "steps": [
+            {"say": "I live in Lisbon.", "at": "2024-01-02"},
+            {"say": "We just relocated to Bergen.", "at": "2025-03-02"},
+        ],
+        "checks": [
+            {"ask": "Where does the user live?", "current": ["Bergen"], "stale": ["Lisbon"]}
+        ],
+    }
+    # a value never said: every door must count it wrong, or the harness cannot fail
+    unsaid = {**moved, "id": "unsaid", "lang": "zh"}
+    unsaid["checks"] = [{"ask": "用户住在哪里？", "current": ["成都"], "stale": []}]
+    path = tmp_path / "stories.json"
+    path.write_text(json.dumps({"half": "smoke", "scenarios": [moved, unsaid]}))
+    report = bench(tmp_path, "truth", str(path))
+    doors = report["metrics"]["smoke"]
+    assert set(doors) == {"ingest", "add", "profile", "hook", "proxy", "consolidate", "import"}
+    assert all(cells["zh"] == 0.0 for cells in doors.values()), doors
+    assert doors["ingest"]["en"] == doors["add"]["en"] == 1.0, report["failures"]
+    assert {f["scenario"] for f in report["failures"]} >= {"unsaid"}

@@ -54,7 +54,7 @@ def test_search_finds_the_move_first(mem: Memory) -> None:
     assert results[0].memory.id == berlin.id
     assert results[0].score == 1.0
     assert len(mem.search("where does the user live", limit=1)) == 1
-    assert mem.search("coffee", category="profile") == []
+    assert mem.search("coffee", category="events") == []
 
 
 def test_search_finds_chinese(mem: Memory) -> None:

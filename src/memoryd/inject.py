@@ -52,6 +52,9 @@ DEFAULT_BUDGET_TOKENS = 1500
 MAX_MEMORY_CHARS = 300
 # a raw turn that said a value the user has since changed
 OUTDATED = "(outdated, since changed)"
+# a search hit further than this from the question (cosine) is not injected, by the prompt
+# hook and the proxy alike: an unrelated question must not bring the whole store along
+RECALL_MIN_SIMILARITY = 0.15
 # a tenant id is 36 characters; the label never grows past that
 MAX_SHARER_CHARS = 40
 # Claude Code cuts hook context past about 10,000 characters; stay under it whatever the budget
@@ -175,9 +178,8 @@ def recalled(item: Memory | ScoredMemory | Mapping[str, Any]) -> Recalled:
         item = item.memory
     if isinstance(item, Memory):
         stale = item.memory_type is MemoryType.SESSION and item.superseded_by is not None
-        return Recalled(
-            _stale(item.content, stale), item.category, item.created_at, item.id, shared_by(item)
-        )
+        said = item.valid_from or item.created_at  # its age is the age of what it says
+        return Recalled(_stale(item.content, stale), item.category, said, item.id, shared_by(item))
     data = item.get("memory", item)
     if not isinstance(data, Mapping):
         raise TypeError("a memory mapping needs its fields, or a 'memory' key holding them")
@@ -186,7 +188,7 @@ def recalled(item: Memory | ScoredMemory | Mapping[str, Any]) -> Recalled:
     except ValueError:
         category = Category.PREFERENCES
     try:
-        at = data.get("created_at")
+        at = data.get("valid_from") or data.get("created_at")
         when = parse_ts(at) if isinstance(at, str | datetime) else None
     except ValueError:  # a date nobody can read costs the age label, not the memory
         when = None

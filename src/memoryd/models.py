@@ -30,6 +30,16 @@ MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS = 120, 300, 2000
 # the mark of a conversation turn that is a tool's output (role tool, toolResult, …):
 # kept, never embedded, and left out of search unless a search asks for it
 TOOL_OUTPUT_MARK = "tool-output"
+# what a statement is about (memoryd.ingest.attributes): "about:residence"; beside it,
+# "about:other" for another person's fact, "about:plan" for a plan or wish, "about:past"
+# for what held once, told as such, and "about:liking" for a liking beside others
+ABOUT_PREFIX = "about:"
+OTHER_MARK = "about:other"
+PLAN_MARK = "about:plan"
+PAST_MARK = "about:past"
+LIKING_MARK = "about:liking"
+# a statement so marked holds no value of its attribute that a newer one could replace
+NOT_A_VALUE_MARKS = frozenset((OTHER_MARK, PLAN_MARK, PAST_MARK, LIKING_MARK))
 
 
 class Category(StrEnum):
@@ -49,6 +59,26 @@ class MemoryType(StrEnum):
 
 class State(StrEnum):
     ACTIVE = "active"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class Status(StrEnum):
+    """Whether a memory holds now: one answer, computed here, for every door.
+
+    ``state`` is what a user set (active, archived, deleted); ``status``
+    adds what time did to an active memory: replaced by a newer value
+    (``superseded``, the raw turns that said it included), past its validity
+    (``ended``) or retention (``expired``), or valid only from a later date
+    (``pending``). Only ``current`` memories are searched, injected, profiled
+    and recalled; the others stay reachable through history and ``as_of``.
+    """
+
+    CURRENT = "current"
+    SUPERSEDED = "superseded"
+    ENDED = "ended"
+    EXPIRED = "expired"
+    PENDING = "pending"
     ARCHIVED = "archived"
     DELETED = "deleted"
 
@@ -222,17 +252,32 @@ class Memory(BaseModel):
             return [t.strip() for t in value.split(",") if t.strip()]
         return value
 
-    def is_live(self, at: datetime) -> bool:
-        """Valid at ``at``: not deleted, not superseded or expired by then."""
+    def status_at(self, at: datetime | None = None) -> Status:
+        """What this memory is at ``at`` (now by default); the store's ``live_at``
+        filter selects the same memories as ``Status.CURRENT``."""
+        at = at or utcnow()
         if self.state is State.DELETED:
-            return False
-        if self.invalidated_at is not None and self.invalidated_at <= at:
-            return False
+            return Status.DELETED
+        if self.state is State.ARCHIVED:
+            return Status.ARCHIVED
         if self.expires_at is not None and self.expires_at <= at:
-            return False
+            return Status.EXPIRED
         if self.valid_from is not None and self.valid_from > at:
-            return False
-        return not (self.valid_to is not None and self.valid_to <= at)
+            return Status.PENDING
+        over = (self.invalidated_at is not None and self.invalidated_at <= at) or (
+            self.valid_to is not None and self.valid_to <= at
+        )
+        if not over:
+            return Status.CURRENT
+        return Status.SUPERSEDED if self.superseded_by else Status.ENDED
+
+    @property
+    def status(self) -> Status:
+        return self.status_at()
+
+    def is_live(self, at: datetime) -> bool:
+        """Valid at ``at``: active, not superseded, ended or expired by then."""
+        return self.status_at(at) is Status.CURRENT
 
     def to_json(self) -> dict[str, Any]:
         """Wire form: every key present, ``id`` first, timestamps with 6 digits."""
@@ -251,6 +296,7 @@ class Memory(BaseModel):
                 out[name] = value.value
             else:
                 out[name] = value
+        out["status"] = self.status.value  # derived, read-only: what holds now
         return out
 
 

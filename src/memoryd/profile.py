@@ -10,14 +10,27 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
+from memoryd.ingest.attributes import ATTRIBUTES
 from memoryd.ingest.reconcile import slot_value
 from memoryd.ingest.slots import single_valued
-from memoryd.models import Category, Memory, MemoryType, State, utcnow
+from memoryd.models import (
+    ABOUT_PREFIX,
+    OTHER_MARK,
+    PAST_MARK,
+    PLAN_MARK,
+    Category,
+    Memory,
+    MemoryType,
+    State,
+    utcnow,
+)
 from memoryd.service import MemoryService
+from memoryd.statements import said
 from memoryd.store import MemoryFilter
 
 SCAN_LIMIT = 200
 MAX_STATIC_FACTS = 20
+MAX_PER_ATTRIBUTE = 20
 MAX_DYNAMIC = 10
 DYNAMIC_WINDOW_DAYS = 7
 MAX_SEARCH_RESULTS = 10
@@ -35,8 +48,9 @@ def build_profile(service: MemoryService, query: str | None = None) -> dict[str,
         ),
         limit=SCAN_LIMIT,
     )
+    stated = attribute_holders(service)
     static = sorted(
-        current_facts(m for m in rows if m.category in STATIC_CATEGORIES),
+        current_facts([*(m for m in rows if m.category in STATIC_CATEGORIES), *stated]),
         key=lambda m: -m.importance,
     )[:MAX_STATIC_FACTS]
     since = now - timedelta(days=DYNAMIC_WINDOW_DAYS)
@@ -64,6 +78,29 @@ def build_profile(service: MemoryService, query: str | None = None) -> dict[str,
         "search_results": results,
         "profile": _as_text(static, dynamic),
     }
+
+
+def attribute_holders(service: MemoryService) -> list[Memory]:
+    """The user's current statement of each attribute (``memoryd.ingest.attributes``) that
+    no distilled fact states: "I drive a Civic" said in words no rule reads is still
+    where the profile says what the user drives."""
+    now = utcnow()
+    out: list[Memory] = []
+    for name, (single, _) in ATTRIBUTES.items():
+        rows, _ = service.store.list_memories(
+            service.tenant_id,
+            [service.space_id],
+            service.scoped(MemoryFilter(marks=[ABOUT_PREFIX + name], live_at=now)),
+            limit=MAX_PER_ATTRIBUTE,
+            with_total=False,
+        )
+        mine = [m for m in rows if not {OTHER_MARK, PLAN_MARK, PAST_MARK} & set(m.marks)]
+        if any(m.memory_type is not MemoryType.SESSION for m in mine):
+            continue  # a distilled or pinned memory states it: the profile has it already
+        newest = sorted(mine, key=lambda m: m.valid_from or m.created_at, reverse=True)
+        for turn in newest[:1] if single else newest:
+            out.append(turn.model_copy(update={"content": said(turn.content)}))
+    return out
 
 
 def current_facts(memories: Iterable[Memory]) -> list[Memory]:

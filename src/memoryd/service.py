@@ -261,10 +261,13 @@ class MemoryService:
         agent_id: str | None = None,
         space_id: str | None = None,
         scope: str | None = None,
+        current: bool = False,
     ) -> tuple[list[Memory], int]:
         """Memories by the reference's list filters. Session turns only when asked for.
 
         The personal space unless ``space_id`` names another space of the caller's.
+        ``current`` keeps only what holds now (``Status.CURRENT``): what a door
+        that shows the user's facts as true may show.
         """
         check_int("limit", limit, 0, MAX_LIMIT)
         check_int("offset", offset, 0, MAX_OFFSET)
@@ -278,6 +281,7 @@ class MemoryService:
             agent_id=agent_id,
             scope=normalize_scope(scope),
             exclude_types=() if memory_type else (MemoryType.SESSION,),
+            live_at=utcnow() if current else None,
             viewer=self.viewer,
         )
         space = self.spaces.visible(space_id).id if space_id else self.space_id

@@ -130,7 +130,8 @@ def test_reflect_cites_only_memories_that_exist(managers: Make, scripted: Script
     assert "[7]" not in reflection.answer and f"[{cited[:8]}]" in reflection.answer
     assert all(i in ids for i in reflection.citations)
     # through the tool, the same: the ids it cites exist
-    scripted.script(json.dumps({"answer": "Porto [1].", "citations": [1, 42]}))
+    # (the sister's city is hers: a question about the user shows the user's own first)
+    scripted.script(json.dumps({"answer": "Porto [0].", "citations": [0, 42]}))
     answer = handle_tool_call(manager, {"action": "reflect", "query": "where do I live"})
     assert answer["refused_citations"] == [42]
     assert set(answer["citations"]) <= set(ids) and answer["citations"]

@@ -30,6 +30,7 @@ from memoryd.embed import create_embedder
 from memoryd.embed.local import LocalEmbedder
 from memoryd.embed.openai import OpenAIEmbedder
 from memoryd.errors import EmbeddingError, EmbeddingMismatchError, ValidationError
+from memoryd.ingest.attributes import ATTRIBUTES
 from memoryd.service import MemoryService
 
 DIM = 8
@@ -324,7 +325,12 @@ def test_service_configured_for_an_openai_endpoint(
         assert server.requests == []  # the model is loaded on first use, not at open
         ids = [svc.add(text).id for text in NOTES]
         assert server.inputs[0] == ["dimension probe"]
-        assert sorted(t for batch in server.inputs[1:] for t in batch) == sorted(NOTES)
+        # beside the notes: the example statements of each attribute, once per process
+        # (memoryd.ingest.attributes reads what a statement is about with them)
+        examples = {e for _, texts in ATTRIBUTES.values() for e in texts}
+        sent = [t for batch in server.inputs[1:] for t in batch]
+        assert sorted(t for t in sent if t not in examples) == sorted(NOTES)
+        assert examples <= set(sent)
 
         # an exact copy of a memory is its own best vector and keyword match
         response = svc.search(NOTES[1], touch=False)

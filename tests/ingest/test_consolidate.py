@@ -162,11 +162,13 @@ def test_consolidation_with_an_llm_merges_with_history(memory: SdkMemory) -> Non
         prompt = scripted.chat_requests[0].messages[1]["content"]
     assert "On weekends the user goes hiking in the Alps." in prompt
     assert result["consolidator"] == "llm" and result["decisions"] == {"merge": 1}
-    assert svc.get(older.id).content == merged
-    assert svc.get(newer.id).superseded_by == older.id
-    history = svc.history(older.id)
-    assert any("enjoys hiking on weekends" in json.dumps(row) for row in history), history
-    assert [m.id for m in live(svc)] == [older.id]
+    # merged onto the one said later: consolidation never retires the newer statement
+    assert svc.get(newer.id).content == merged
+    assert svc.get(older.id).superseded_by == newer.id
+    history = svc.history(newer.id)
+    assert any("goes hiking in the Alps" in json.dumps(row) for row in history), history
+    assert "enjoys hiking on weekends" in svc.get(older.id).content  # kept, for as_of
+    assert [m.id for m in live(svc)] == [newer.id]
 
 
 def test_a_model_that_names_a_memory_it_was_not_shown_changes_nothing(

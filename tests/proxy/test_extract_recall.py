@@ -128,13 +128,15 @@ CONVERSATION = [("user", "Which editor settings should I use for my Python proje
 
 @pytest.mark.parametrize("strategy", ["recent", "semantic", "hybrid"])
 def test_strategies_retention_and_expiry(service: MemoryService, strategy: str) -> None:
-    add(service, "The user writes Python in the Helix editor with four-space indents")
-    old = add(service, "The user wrote Python in Emacs with tabs")
+    # keys of their own: three memories side by side, none replacing another
+    add(service, "The user writes Python in the Helix editor with four-space indents", key="a")
+    old = add(service, "The user wrote Python in Emacs with tabs", key="b")
     age(service, old, 40)  # past the 30 days kept by default
     add(
         service,
         "The user favours the Zed editor for Python",
         expires_at=utcnow() + timedelta(seconds=1),
+        key="c",
     )
     with service.store.write() as conn:  # and that one has expired since
         conn.execute(

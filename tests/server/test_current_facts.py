@@ -1,10 +1,11 @@
 """A changed fact, through the REST server.
 
 The user says where they live, then that they moved. The raw turn that
-said the old city stays searchable (nothing said is hidden), but it never
-ranks above the memory that superseded its fact, and it carries that
-memory's id (``superseded_by``). tests/hooks/test_hook_current_facts.py
-checks the same through the Claude Code prompt hook.
+said the old city is retired with the fact it said: search leaves it out,
+it carries the id of the memory that replaced its fact (``superseded_by``)
+and status ``superseded``, and ``as_of`` before the move still finds it
+(nothing said is lost). tests/hooks/test_hook_current_facts.py checks the
+same through the Claude Code prompt hook.
 """
 
 from __future__ import annotations
@@ -31,25 +32,26 @@ def ranked(t: TenantClient, query: str) -> list[dict[str, Any]]:
     return [r["memory"] for r in found.json()["results"]]
 
 
-def test_a_raw_turn_of_a_replaced_fact_ranks_below_its_replacement(
-    make_tenant: Any,
-) -> None:
+def test_a_raw_turn_of_a_replaced_fact_is_retired_with_it(make_tenant: Any) -> None:
     t = make_tenant("mover")
     ingest(t, BEFORE, "s1")
+    between = t.http.get("/v1/memories", params={"limit": 1}).json()["memories"][0]["created_at"]
     ingest(t, AFTER, "s2")
     results = ranked(t, QUESTION)
     porto = next(i for i, m in enumerate(results) if m["memory_type"] == "insight")
     assert "Porto" in results[porto]["content"]
     assert results[porto]["content"].startswith("The user moved to Porto")
-    berlin_turns = [
-        (i, m)
-        for i, m in enumerate(results)
-        if m["memory_type"] == "session" and "Berlin" in m["content"]
-    ]
-    assert berlin_turns, results  # still searchable
-    for i, turn in berlin_turns:
-        assert i > porto, results
+    assert not any("Berlin" in m["content"] for m in results), results
+    turns = t.http.get("/v1/memories", params={"memory_type": "session", "limit": 50}).json()
+    berlin_turns = [m for m in turns["memories"] if "Berlin" in m["content"]]
+    assert berlin_turns  # kept, and said to be replaced
+    for turn in berlin_turns:
+        assert turn["status"] == "superseded"
         assert turn["superseded_by"] == results[porto]["id"]
+    then = t.http.get(
+        "/v1/memories/search", params={"q": QUESTION, "limit": 10, "as_of": between}
+    ).json()["results"]
+    assert any("I live in Berlin" in r["memory"]["content"] for r in then), then
     # the job in the same sentence was not changed: it is still a current fact
     job = ranked(t, "what does the user do for work")
     assert job[0]["content"] == "The user works as a nurse."

@@ -28,7 +28,7 @@ id content l0_abstract l1_overview l2_content category memory_type state tier im
 confidence access_count tags scope agent_id session_id tenant_id source relations
 superseded_by invalidated_at created_at updated_at last_accessed_at space_id visibility
 owner_agent_id provenance version
-valid_from valid_to expires_at key marks
+valid_from valid_to expires_at key marks status
 """
 MEMORY_KEYS = WIRE_ORDER.split()
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
@@ -43,6 +43,15 @@ def check_memory(m: dict[str, Any]) -> None:
     assert isinstance(m["id"], str) and m["id"]
     assert m["category"] in CATEGORIES
     assert m["memory_type"] in {"pinned", "insight", "session"}
+    assert m["status"] in {
+        "current",
+        "superseded",
+        "ended",
+        "expired",
+        "pending",
+        "archived",
+        "deleted",
+    }
     assert isinstance(m["tags"], list) and all(isinstance(t, str) for t in m["tags"])
     for name in MEMORY_TIMES:
         value = m[name]

@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 import pytest
 
 from memoryd.errors import NotFoundError, ValidationError
-from memoryd.models import RelationType
+from memoryd.models import RelationType, Status
 from memoryd.profile import build_profile
 from memoryd.service import MemoryService
+from memoryd.store import MemoryFilter
 
 
 def _top(service: MemoryService, query: str) -> str:
@@ -72,11 +73,12 @@ def test_a_direct_change_supersedes_a_distilled_fact(service: MemoryService) -> 
     assert distilled.content == "The user lives in Berlin."
     moved = service.add("I moved to Lisbon", category="profile")
     assert service.get(distilled.id).superseded_by == moved.id
-    turn = next(
-        r.memory
-        for r in service.search("I live in Berlin", memory_type="session", touch=False).results
-    )
+    turns, _ = service.list_memories(memory_type="session", session_id="s1")
+    turn = next(t for t in turns if "Berlin" in t.content)
     assert turn.superseded_by == moved.id  # the turn that said Berlin knows it changed
+    assert turn.status is Status.SUPERSEDED  # and, like the fact it said, no longer holds
+    hits = service.search("where does the user live", touch=False).results
+    assert "Berlin" not in " ".join(h.memory.content for h in hits)
 
 
 def test_the_profile_lists_current_facts_once(service: MemoryService) -> None:
@@ -96,3 +98,17 @@ def test_the_profile_lists_current_facts_once(service: MemoryService) -> None:
     assert sum("Oslo" in f for f in facts) == 1, facts
     assert not any("Madrid" in f or "loves spicy" in f for f in facts), facts
     assert any("doesn't like spicy food" in f for f in facts), facts
+
+
+def test_bookkeeping_marks_are_added_without_a_new_version(service: MemoryService) -> None:
+    memory = service.add("I live in Oslo")
+    assert memory.marks == ["about:residence"]
+    service.store.add_marks(memory.id, ["about:residence", "about:test"])
+    got = service.get(memory.id)
+    assert got.marks == ["about:residence", "about:test"]  # each once, in order
+    assert got.version == memory.version
+    assert [h["action"] for h in service.history(memory.id)] == ["create"]
+    found, _ = service.store.list_memories(
+        service.tenant_id, [service.space_id], MemoryFilter(marks=["about:test"]), limit=5
+    )
+    assert [m.id for m in found] == [memory.id]  # the marks index holds the new mark

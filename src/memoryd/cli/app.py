@@ -184,6 +184,7 @@ def memory_table(
     from rich.table import Table
 
     from memoryd.ids import short
+    from memoryd.models import Status
 
     table = Table(show_lines=False, header_style="bold")
     if scores is not None:
@@ -196,7 +197,10 @@ def memory_table(
     table.add_column("type")
     table.add_column("when", no_wrap=True)
     for i, m in enumerate(memories):
-        row = [short(m.id), escape(m.content), m.category.value, m.memory_type.value]
+        kind = m.memory_type.value
+        if m.status is not Status.CURRENT:  # replaced, ended, archived: never shown as holding
+            kind += f", {m.status.value}"
+        row = [short(m.id), escape(m.content), m.category.value, kind]
         row.append(_when(m.valid_from or m.created_at))
         if similarities is not None:
             sim = similarities[i]

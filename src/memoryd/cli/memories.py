@@ -218,8 +218,13 @@ def list_(
         str, typer.Option(help=f"Sort by {', '.join(SORT_COLUMNS)}.", metavar="FIELD")
     ] = "created_at",
     order: Annotated[str, typer.Option(help="asc or desc.", metavar="ORDER")] = "desc",
+    current: Annotated[
+        bool, typer.Option("--current", help="Only what holds now: nothing superseded or ended.")
+    ] = False,
 ) -> None:
-    """Browse memories, newest first (conversation turns and imported passages: --type session)."""
+    """Browse memories, newest first (conversation turns and imported passages: --type session).
+
+    A memory that no longer holds says so beside its type (superseded, ended, archived)."""
     if sort not in SORT_COLUMNS or order not in ("asc", "desc"):
         raise fail(
             ValidationError(
@@ -237,6 +242,7 @@ def list_(
             tags=tag,
             sort=sort,
             order=order,
+            current=current,
         )
         hidden = 0  # what a plain list leaves out and --type session would show
         if not memory_type:

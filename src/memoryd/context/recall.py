@@ -33,7 +33,7 @@ from memoryd.context.summarise import date_line, entities
 from memoryd.context.triples import TripleStore
 from memoryd.errors import MemorydError
 from memoryd.inject import estimate_tokens
-from memoryd.models import Category, Memory, MemoryType, State
+from memoryd.models import Category, Memory, MemoryType, State, utcnow
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 
@@ -169,6 +169,7 @@ class Recall:
         f = self.svc.scoped(
             MemoryFilter(
                 state=[State.ACTIVE],
+                live_at=utcnow(),  # what holds now: nothing superseded, ended or expired
                 exclude_types=(MemoryType.SESSION,),
                 category=None if category is None else [Category(category)],
             )

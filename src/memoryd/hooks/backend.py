@@ -85,7 +85,7 @@ class EmbeddedBackend:
         return self.memory.profile()
 
     def recent(self, limit: int) -> list[MemoryRecord]:
-        return self.memory.list(limit=limit, state="active")  # archived ones are not recalled
+        return self.memory.list(limit=limit, current=True)  # what holds now, nothing replaced
 
     def search(
         self, query: str, limit: int, exclude_session: str | None = None
@@ -176,7 +176,7 @@ class RemoteBackend:
         return self._reach(self.remote.profile)
 
     def recent(self, limit: int) -> list[MemoryRecord]:
-        return self._reach(lambda: self.remote.list(limit=limit, offset=0, state="active"))
+        return self._reach(lambda: self.remote.list(limit=limit, offset=0, current=True))
 
     def search(
         self, query: str, limit: int, exclude_session: str | None = None

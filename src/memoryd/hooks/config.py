@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memoryd.home import default_home
-from memoryd.inject import DEFAULT_BUDGET_TOKENS
+from memoryd.inject import DEFAULT_BUDGET_TOKENS, RECALL_MIN_SIMILARITY
 from memoryd.store.scopes import is_part
 
 ENV_URL = ("MEMORYD_URL", "OMEM_API_URL")
@@ -40,7 +40,7 @@ DEFAULT_PROMPT_TOKENS = 600
 MAX_TOKENS = 20_000
 # a prompt's recall injects only memories at least this similar to it (cosine, bundled
 # model): below, a hit is the best of nothing relevant, however high its relative score
-DEFAULT_MIN_SIMILARITY = 0.15
+DEFAULT_MIN_SIMILARITY = RECALL_MIN_SIMILARITY
 
 LOG_DIR = "logs"
 LOG_FILE = "hooks.log"

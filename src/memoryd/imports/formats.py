@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -195,13 +196,29 @@ def chatgpt_conversation(raw: dict[str, Any]) -> Conversation:
             mapping.values(), key=lambda n: (n.get("message") or {}).get("create_time") or 0
         )
     messages = []
+    # when each message was said: its own create_time, else the conversation's (epoch seconds)
+    said_at = _epoch_iso(raw.get("create_time"))
     for node in chain:
         message = node.get("message") or {}
         role = CHAT_ROLES.get(str((message.get("author") or {}).get("role", "")))
         text = _text_of((message.get("content") or {}).get("parts"))
+        said_at = _epoch_iso(message.get("create_time")) or said_at
         if role and text.strip():
-            messages.append({"role": role, "content": text})
+            out: dict[str, Any] = {"role": role, "content": text}
+            if said_at:
+                out["created_at"] = said_at
+            messages.append(out)
     return Conversation(str(raw.get("title") or ""), messages)
+
+
+def _epoch_iso(value: Any) -> str | None:
+    """An export's epoch seconds as an ISO time; None for anything that is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value, UTC).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def claude_conversation(raw: dict[str, Any]) -> Conversation:

@@ -91,7 +91,7 @@ def apply_decision(
             l0_abstract=merged[:MAX_L0_CHARS],
         )
         return None
-    if decision is Decision.SUPERSEDE and target is not None:
+    if decision is Decision.SUPERSEDE and target is not None and not _same_saying(fact, target):
         return _supersede(mine, verdict, fact, target, payload)
     created = _create(mine, verdict, fact, payload, fact_marks(fact))
     if target is not None and decision is Decision.CONTRADICT:
@@ -148,10 +148,22 @@ def _supersede(
         mine.update(
             created.id, invalidated_at=utcnow(), superseded_by=target.id, valid_to=_start(target)
         )
+        retire_turns(mine, created, target, _start(target))
         return created
     created = _create(mine, verdict, fact, payload, marks)
     retire(mine, target, created, fact.valid_from)
     return created
+
+
+def _same_saying(fact: Fact, target: Memory) -> bool:
+    """``target`` was distilled from the same message as ``fact``: two readings of one
+    statement ("I started eating meat again, I am no longer vegetarian") both stand."""
+    return (
+        fact.session_id is not None
+        and target.session_id == fact.session_id
+        and fact.valid_from is not None
+        and target.valid_from == fact.valid_from
+    )
 
 
 def retire(mine: TenantMemories, old: Memory, new: Memory, said_at: datetime | None) -> None:
@@ -160,16 +172,18 @@ def retire(mine: TenantMemories, old: Memory, new: Memory, said_at: datetime | N
     now = utcnow()
     ends = said_at if said_at is not None and said_at > _start(old) else now
     mine.update(old.id, invalidated_at=now, superseded_by=new.id, valid_to=ends)
-    retire_turns(mine, old, new)
+    retire_turns(mine, old, new, ends)
 
 
-def retire_turns(mine: TenantMemories, old: Memory, new: Memory) -> int:
-    """Mark the raw turns that said ``old``'s value with ``new``, the memory replacing it.
+def retire_turns(mine: TenantMemories, old: Memory, new: Memory, ends: datetime) -> int:
+    """Retire the raw turns that said ``old``'s value, as ``old`` is: replaced by ``new``.
 
     Those are the turns of ``old``'s conversation that hold the sentence it
     was distilled from, the replies to them, and the turns an earlier change
-    already pointed at ``old``. They stay searchable; search ranks them below
-    ``new``.
+    already pointed at ``old``. Like the fact they said, they are no longer
+    current (``memoryd.current``): search and every injection leave them out,
+    while ``as_of`` before ``ends`` (when the change was said), the session's
+    transcript and history still find them. Nothing said is deleted.
     """
     store, turns = mine.store, MemoryType.SESSION
     stale: dict[str, Memory] = {}
@@ -194,6 +208,9 @@ def retire_turns(mine: TenantMemories, old: Memory, new: Memory) -> int:
         limit=MAX_SESSION_TURNS,
     )
     stale |= {t.id: t for t in pointed}
+    now = utcnow()
     for turn in stale.values():
-        mine.update(turn.id, superseded_by=new.id)
+        # a turn re-pointed by a later change keeps the end of its first validity
+        valid_to = turn.valid_to if turn.valid_to is not None and turn.valid_to < ends else ends
+        mine.update(turn.id, superseded_by=new.id, invalidated_at=now, valid_to=valid_to)
     return len(stale)

@@ -210,21 +210,29 @@ class Consolidation:
                 retired.add(gone)
 
     def _apply(self, decision: Decision, verdict: Verdict, new: Memory, old: Memory) -> str | None:
-        """Apply one decision about ``new`` against the older ``old``; the id it retired."""
+        """Apply one decision about ``new`` against ``old``; the id it retired.
+
+        Whatever was decided, the memory said later (by when it was said, not
+        when it was stored: an old chat imported late is older) is never the
+        one retired: a duplicate keeps the pinned one, else the later; a merge
+        is written onto the later; a change retires the earlier.
+        """
         mine, now = self.memories, utcnow()
+        later, earlier = (new, old) if _start(new) >= _start(old) else (old, new)
         if decision in DUPLICATE:
-            keep, drop = (new, old) if _pinned(new) and not _pinned(old) else (old, new)
-            mine.update(keep.id, confidence=min(1.0, keep.confidence + SUPPORT_CONFIDENCE_STEP))
-            mine.update(drop.id, invalidated_at=now, superseded_by=keep.id, valid_to=now)
-            return drop.id
+            if _pinned(earlier) and not _pinned(later):
+                later, earlier = earlier, later
+            mine.update(later.id, confidence=min(1.0, later.confidence + SUPPORT_CONFIDENCE_STEP))
+            mine.update(earlier.id, invalidated_at=now, superseded_by=later.id, valid_to=now)
+            return earlier.id
         if decision is Decision.MERGE:
-            merged = verdict.merged_content or merged_text(old.content, new.content)
-            mine.update(old.id, content=merged)
-            mine.update(new.id, invalidated_at=now, superseded_by=old.id, valid_to=now)
-            return new.id
+            merged = verdict.merged_content or merged_text(earlier.content, later.content)
+            mine.update(later.id, content=merged)
+            mine.update(earlier.id, invalidated_at=now, superseded_by=later.id, valid_to=now)
+            return earlier.id
         if decision in CHANGE:
-            retire(mine, old, new, _start(new))
-            return old.id
+            retire(mine, earlier, later, _start(later))
+            return earlier.id
         return None
 
 

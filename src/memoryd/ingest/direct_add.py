@@ -22,12 +22,20 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.errors import ForbiddenError, ValidationError
-from memoryd.ingest import rules
+from memoryd.ingest import attributes, rules
 from memoryd.ingest.apply import retire
 from memoryd.ingest.direct import INHERITED_FIELDS, UPSERT_FIELDS
 from memoryd.ingest.neighbours import existing_for
 from memoryd.ingest.reconcile import Decision, Fact, slot_guard
-from memoryd.models import Memory, MemoryType, Relation, RelationType, State, utcnow
+from memoryd.models import (
+    ABOUT_PREFIX,
+    Memory,
+    MemoryType,
+    Relation,
+    RelationType,
+    State,
+    utcnow,
+)
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import to_us
 
@@ -59,14 +67,23 @@ def add_direct(
         if key:  # the slot's value again: other fields given are still changes
             given = {k: getattr(memory, k) for k in UPSERT_FIELDS if fields.get(k) is not None}
             current = mine.update(current.id, **given)
+        elif any(t not in current.tags for t in memory.tags):  # a repeat's new tags join
+            current = mine.update(current.id, tags=list(dict.fromkeys(current.tags + memory.tags)))
         mine.store.touch([current.id], to_us(utcnow()) or 0)
         return mine.get(current.id)
+    if fields.get("category") is None and memory.memory_type is MemoryType.PINNED:
+        # no category given: the one its content implies ("I live in Oslo" is profile)
+        implied = rules.implied_category(memory.content)
+        if implied is not None:
+            memory = memory.model_copy(update={"category": implied})
     if key and current is not None:
         kept = {k: getattr(current, k) for k in INHERITED_FIELDS if fields.get(k) is None}
         supersedes = Relation(relation_type=RelationType.SUPERSEDES, target_id=current.id)
         memory = memory.model_copy(update={**kept, "relations": [*memory.relations, supersedes]})
         return mine.store.supersede(current, memory, vector, actor=memory.agent_id)
     old = mine.get(replaces) if replaces is not None else None
+    if old is not None and fields.get("category") is None:  # a new value of the same fact
+        memory = memory.model_copy(update={"category": old.category})
     return store_direct(mine, memory, vector, old)
 
 
@@ -115,13 +132,28 @@ def store_direct(
     if old is not None:
         if old.space_id != mine.space_id or old.invalidated_at is not None:
             raise ValidationError(f"memory {old.id} is not a current memory of this space")
+        if said_before(memory, old):  # an old value arriving late: the history it is
+            mine.store.insert_memories([memory], [vector], actor=memory.agent_id)
+            retire(mine, memory, old, old.valid_from or old.created_at)
+            return mine.get(memory.id)
         link = Relation(relation_type=RelationType.SUPERSEDES, target_id=old.id)
         memory.relations = [*memory.relations, link]
+    reading = None
+    if memory.memory_type is MemoryType.PINNED and not memory.key:
+        # what the statement is about, by meaning: a newer value of it retires the older
+        reading = attributes.read([memory.content], mine)[0]
+        memory.marks = [*memory.marks, *(reading.marks() or [ABOUT_PREFIX + "none"])]
     mine.store.insert_memories([memory], [vector], actor=memory.agent_id)
-    if old is None:
-        return memory
-    retire(mine, old, memory, memory.valid_from)
+    if old is not None:
+        retire(mine, old, memory, memory.valid_from)
+    elif reading is not None:
+        attributes.retire_replaced(mine, memory, reading)
     return mine.get(memory.id)
+
+
+def said_before(new: Memory, old: Memory) -> bool:
+    """``new`` tells of a time before ``old`` held: it cannot replace it."""
+    return new.valid_from is not None and new.valid_from < (old.valid_from or old.created_at)
 
 
 def replaced_by_direct(
@@ -134,11 +166,15 @@ def replaced_by_direct(
     Content the rules cannot place replaces nothing (``replaces`` says it).
     """
     found = [f for f in rules.extract_facts([("user", memory.content)]) if f.slot is not None]
-    if len(found) != 1:
-        return None
-    fact = Fact.from_rules(found[0], memory.confidence)
-    decided = slot_guard(fact, existing_for(mine, fact, vector))
-    if decided is None or decided[0] is not Decision.SUPERSEDE:
-        return None
-    # a fact changes the facts of its own scope only: an agent's note leaves global ones be
-    return decided[1] if decided[1].scope == memory.scope else None
+    replaced: dict[str, Memory] = {}
+    for extracted in found:  # "no longer X, now Y" is two readings of one change
+        fact = Fact.from_rules(extracted, memory.confidence)
+        decided = slot_guard(fact, existing_for(mine, fact, vector))
+        # a fact changes the facts of its own scope only: an agent's note leaves global ones be
+        if (
+            decided is not None
+            and decided[0] is Decision.SUPERSEDE
+            and decided[1].scope == memory.scope
+        ):
+            replaced[decided[1].id] = decided[1]
+    return next(iter(replaced.values())) if len(replaced) == 1 else None

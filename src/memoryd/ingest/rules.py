@@ -236,6 +236,12 @@ def extract_facts(
     return facts[-max_facts:] if max_facts > 0 else []
 
 
+def implied_category(text: str) -> Category | None:
+    """The category of the first fact the rules read in ``text`` said by the user, if any."""
+    found = extract_facts([("user", text)])
+    return found[0].category if found else None
+
+
 def fact_key(fact: ExtractedFact) -> tuple[str | bool | None, ...]:
     """What makes two facts the same: slot, value and polarity, or the words without a slot."""
     if fact.slot is None:

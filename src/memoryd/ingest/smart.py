@@ -44,6 +44,7 @@ from memoryd.engine import Engine
 from memoryd.ingest import rules
 from memoryd.ingest.admission import admit
 from memoryd.ingest.apply import apply_decision
+from memoryd.ingest.attributes import read_session
 from memoryd.ingest.extract_llm import extract_with_llm
 from memoryd.ingest.neighbours import existing_for
 from memoryd.ingest.noise import MAX_LEARNED_NOISE, NoiseFilter
@@ -117,7 +118,10 @@ class SmartIngest:
         dates = [parse_ts(m.get("said_at")) for m in sent][len(messages) - len(selected) :]
         report = Report()
         facts = self._extract(selected, dates, payload.get("session_id"), report)
-        return {"messages_selected": len(selected), **self.reconcile(facts, payload, report)}
+        result = self.reconcile(facts, payload, report)
+        # what each statement is about, by meaning: a newer value retires the older ones
+        retired = read_session(self.memories, payload.get("session_id"))
+        return {"messages_selected": len(selected), **result, "retired_by_attribute": retired}
 
     def reconcile(
         self, facts: list[Fact], payload: dict[str, Any], report: Report, screen: bool = True

@@ -172,9 +172,7 @@ class EmbeddedBackend(Backend):
             log.warning("could not load the embedding model yet: %s", exc)
 
     def store(self, content: str, tags: list[str], source: str, scope: str | None = None) -> Json:
-        memory = self.service.add(content, tags=tags, source=source, scope=scope)
-        self.service.sharing.apply_auto_share(memory)
-        return memory.to_json()
+        return self.service.add(content, tags=tags, source=source, scope=scope).to_json()
 
     def search(self, query: str, limit: int, scope: str | None, tags: list[str] | None) -> Json:
         found = self.service.search(query, limit=limit, scope=scope, tags=tags)

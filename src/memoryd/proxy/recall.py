@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.conversation import transcript_line
-from memoryd.inject import render_context
+from memoryd.inject import RECALL_MIN_SIMILARITY, render_context
 from memoryd.models import Memory, MemoryType, State, utcnow
 from memoryd.proxy.settings import MemorySettings
 from memoryd.service import MemoryService
@@ -62,8 +62,12 @@ def recall_block(
             )
         except ValidationError:  # a query the search refuses (only punctuation): recall none
             response = None
-        if response is not None:
-            found.extend(hit.memory for hit in response.results)
+        if response is not None:  # what is near enough the question to be about it
+            found.extend(
+                hit.memory
+                for hit in response.results
+                if hit.similarity is None or hit.similarity >= RECALL_MIN_SIMILARITY
+            )
     if settings.strategy in ("recent", "hybrid"):
         recent, _ = svc.store.list_memories(
             svc.tenant_id,

@@ -58,6 +58,11 @@ PINNED_BOOST = 1.5
 # (importance 0: "Big change!", "杭州很美！") ranks last: ×0.1 puts it under the floor
 # of stage 4 unless the caller lowers it. The seed recipe keeps 1.0 for both.
 STALE_TURN_BOOST = 0.5
+# another person's fact and a plan (marked by smart ingest and direct adds) under a
+# question that names neither: below the user's own fact (subject_match, tuned on the
+# life-story set's tuning half)
+OTHER_SUBJECT_BOOST = 0.1
+PLAN_BOOST = 0.1
 CONTENTLESS_TURN_BOOST = 0.1
 # after fusion, the default recipe only (docs/benchmarks.md, "Multi-hop and open-domain
 # questions"): a turn said by a speaker the query names, or said on a date it names, is
@@ -119,6 +124,8 @@ class SearchConfig:
     pinned_boost: float = PINNED_BOOST
     stale_turn_boost: float = 1.0
     contentless_turn_boost: float = 1.0
+    other_subject_boost: float = 1.0
+    plan_boost: float = 1.0
     anchor_small_sets: bool = False
     rrf_scale: float = RRF_SCALE
     min_score: float = MIN_SCORE
@@ -149,6 +156,8 @@ DEFAULT_RECIPE = replace(
     vector_weight=CONVEX_VECTOR_WEIGHT,
     bm25_weight=CONVEX_BM25_WEIGHT,
     stale_turn_boost=STALE_TURN_BOOST,
+    other_subject_boost=OTHER_SUBJECT_BOOST,
+    plan_boost=PLAN_BOOST,
     contentless_turn_boost=CONTENTLESS_TURN_BOOST,
     anchor_small_sets=True,
     min_score=CONVEX_MIN_SCORE,

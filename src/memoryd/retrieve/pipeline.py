@@ -53,6 +53,7 @@ from memoryd.retrieve.rrf_fusion import rrf_fuse
 from memoryd.retrieve.rrf_normalize import rrf_normalize
 from memoryd.retrieve.session_support import session_support
 from memoryd.retrieve.speaker_match import speaker_match
+from memoryd.retrieve.subject_match import subject_match
 from memoryd.retrieve.topk_cap import topk_cap
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.protocol import Store
@@ -162,7 +163,10 @@ class Retriever:
             "fusion": lambda cs: (
                 rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg, exhaustive)
             ),
-            "speaker_match": lambda cs: speaker_match(cs, request.query, cfg),
+            # who the query is about: a named speaker's turns up, others' facts and plans down
+            "speaker_match": lambda cs: subject_match(
+                speaker_match(cs, request.query, cfg), request.query, cfg
+            ),
             "date_match": lambda cs: date_match(cs, request.query, cfg),
             "rrf_normalize": lambda cs: rrf_normalize(cs, cfg, exhaustive),
             "session_support": lambda cs: session_support(cs, cfg),

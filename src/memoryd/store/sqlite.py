@@ -6,6 +6,7 @@ so no door can forget to scope one.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -246,6 +247,21 @@ class SQLiteStore(
                 )
                 self._history(conn, old, new, f"state:{state.value}", actor)
         return len(rows)
+
+    def add_marks(self, memory_id: str, marks: Sequence[str]) -> None:
+        """Add memoryd's bookkeeping marks (what a statement is about) to a memory.
+
+        Not a change of what the memory says: no seq bump, no history row, no version.
+        """
+        with self.write() as conn:
+            row = conn.execute("SELECT marks FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is None:
+                return
+            held = json.loads(row[0] or "[]")
+            merged = [*held, *(m for m in dict.fromkeys(marks) if m not in held)]
+            conn.execute(
+                "UPDATE memories SET marks = ? WHERE id = ?", (json.dumps(merged), memory_id)
+            )
 
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
         """Count a recall, and trust a recalled memory a little more (seed 001: +0.02, at most 1).

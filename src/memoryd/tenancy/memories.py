@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ids import resolve_id
 from memoryd.ingest.direct import build_direct_memory, check_id, derived_fields, parse_changes
-from memoryd.models import Memory, parse_ts
+from memoryd.models import ABOUT_PREFIX, Memory, parse_ts
 from memoryd.store import MemoryFilter
 from memoryd.tenancy.scope import TenantScope
 
@@ -85,10 +85,16 @@ class TenantMemories(TenantScope):
 
         if self.viewer is not None or fields.get("scope") is not None:
             fields["scope"] = self.tasks.writable_scope(fields.get("scope"))
+        from memoryd.tenancy.sharing import Sharing
+
         memory = build_direct_memory(
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
-        return add_direct(self, memory, fields, key, replaces)
+        stored = add_direct(self, memory, fields, key, replaces)
+        if stored.id == memory.id:  # a new memory (a repeat returns the one it repeats)
+            # the space's auto-share rules, whatever door the memory came through
+            Sharing(self).apply_auto_share(stored)
+        return stored
 
     def update(self, memory_id: str, **fields: Any) -> Memory:
         """Change fields of a memory; new content is re-embedded before anything is written.
@@ -116,10 +122,22 @@ class TenantMemories(TenantScope):
         if "content" in changes:
             changes = {**derived_fields(current, changes["content"]), **changes}
             vector = self.embed([embedding_text(current.model_copy(update=changes))])[0]
+            if "marks" not in changes and any(m.startswith(ABOUT_PREFIX) for m in current.marks):
+                changes["marks"] = self._reread(current, changes["content"])
         action = f"state:{changes['state'].value}" if set(changes) == {"state"} else "update"
         return self.store.update_memory(
             self.tenant_id, [self.space_id], memory_id, changes, vector=vector, action=action
         )
+
+    def _reread(self, memory: Memory, content: str) -> list[str]:
+        """The marks of ``memory`` with what its new content is about in place of the old."""
+        from memoryd.ingest.attributes import read
+        from memoryd.statements import said
+
+        text = said(content)
+        reading = read([text], self)[0]
+        kept = [m for m in memory.marks if not m.startswith(ABOUT_PREFIX)]
+        return [*kept, *(reading.marks() or [ABOUT_PREFIX + "none"])]
 
 
 def _time(name: str, value: Any) -> datetime | None:

@@ -73,7 +73,7 @@ def recall(
     found: list[Any] = (
         svc.search(query, limit=limit, exclude_session=exclude_session).results
         if query
-        else svc.list_memories(limit=limit)[0]
+        else svc.list_memories(limit=limit, current=True)[0]
     )
     facts = build_profile(svc) if profile else None
     text = render_context(found, profile=facts, budget_tokens=budget_tokens)

@@ -65,7 +65,6 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
         exclude={"messages", "mode", "agent_id", "session_id", "entity_context", "content"},
     )
     memory = svc.add(body.content, agent_id=agent, session_id=body.session_id, **fields)
-    svc.sharing.apply_auto_share(memory)
     return ok(memory_json(memory), 201)
 
 
@@ -82,8 +81,10 @@ def list_memories(
     sort: str = "created_at",
     order: str = "desc",
     scope: str | None = None,
+    current: bool = False,
 ) -> CompactJSON:
-    """Newest first by default; conversation turns only with ``memory_type=session``."""
+    """Newest first by default; conversation turns only with ``memory_type=session``;
+    ``current=true``: only what holds now (not superseded, ended or expired)."""
     rows, total = svc.list_memories(
         limit=limit,
         offset=offset,
@@ -95,6 +96,7 @@ def list_memories(
         tier=tier,
         tags=tags,
         scope=scope,
+        current=current,
     )
     return ok(
         {

@@ -8,6 +8,7 @@ process, so every server on the database sees every write at once.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -218,6 +219,21 @@ class PgMemories(PgMemoryReads, PgMemoryHistory, PgSearchLegs):
                 )
                 self._history(conn, old, new, f"state:{state.value}", actor)
         return len(rows)
+
+    def add_marks(self, memory_id: str, marks: Sequence[str]) -> None:
+        """Add bookkeeping marks: no history row, no version (as on SQLite)."""
+        with self.write() as conn:
+            row = conn.execute(
+                "SELECT marks FROM memories WHERE id = %s FOR UPDATE", (memory_id,)
+            ).fetchone()
+            if row is None:
+                return
+            held = json.loads(row[0]) if isinstance(row[0], str) else list(row[0] or [])
+            merged = [*held, *(m for m in dict.fromkeys(marks) if m not in held)]
+            conn.execute(
+                "UPDATE memories SET marks = %s::jsonb WHERE id = %s",
+                (json.dumps(merged), memory_id),
+            )
 
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
         """Count a recall, and trust a recalled memory a little more (at most 1)."""

@@ -1,0 +1,178 @@
+"""One current truth: a change said naturally retires what it changes, in every door.
+
+Each case is a sequence a user really says (direct adds through the SDK and
+smart ingest of conversations), and each check reads the store the way a
+door does: search, the current list (the hooks' recent memories), the
+profile, consolidation, a dated chat import.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memoryd.embed.local import LocalEmbedder
+from memoryd.hooks import session_start
+from memoryd.hooks.backend import EmbeddedBackend
+from memoryd.hooks.config import HookConfig
+from memoryd.imports.formats import chatgpt_conversation
+from memoryd.models import OTHER_MARK, Category, Status
+from memoryd.sdk import Memory
+from memoryd.store import MemoryFilter
+
+
+@pytest.fixture
+def mem(tmp_path: Path, embedder: LocalEmbedder) -> Memory:
+    memory = Memory(tmp_path / "home", embedder=embedder)
+    yield memory  # type: ignore[misc]
+    memory.close()
+
+
+def current(mem: Memory) -> list[str]:
+    return [m.content for m in mem.list(current=True, limit=100)]
+
+
+@pytest.mark.parametrize(
+    ("said", "now"),
+    [
+        (
+            [
+                "I work as a nurse at Northwestern hospital",
+                "I now work as a software engineer at Amazon",
+                "I quit Amazon and joined a startup called Nimbus as CTO",
+            ],
+            "Nimbus",
+        ),
+        (["I am vegetarian", "I switched to a vegan diet"], "vegan"),
+        (["我喜欢吃川菜", "我不再喜欢川菜了，现在喜欢粤菜"], "粤菜"),
+        (["I live in Chicago", "I live in Denver", "我现在住在北京"], "北京"),
+        (["I drive a Honda Civic", "Traded the Civic in and got a Tesla Model 3"], "Tesla"),
+    ],
+)
+def test_a_change_in_other_words_leaves_one_current_value(
+    mem: Memory, said: list[str], now: str
+) -> None:
+    added = [mem.add(text) for text in said]
+    assert current(mem) == [said[-1]]
+    assert now in said[-1]
+    assert all(mem.get(m.id).status is Status.SUPERSEDED for m in added[:-1])
+    assert all(mem.get(m.id).superseded_by is not None for m in added[:-1])
+
+
+def test_a_liking_beside_another_and_a_plan_replace_nothing(mem: Memory) -> None:
+    mem.add("I like green tea")
+    mem.add("I like coffee")
+    mem.add("I live in Denver")
+    mem.add("I'm thinking about moving to Seattle next year")
+    mem.add("My coffee grinder is a burr grinder")
+    assert len(current(mem)) == 5
+
+
+def test_another_persons_fact_stays_theirs_and_ranks_below_the_users(mem: Memory) -> None:
+    sister = mem.add("My sister Anna lives in Boston")
+    mem.add("I live in Denver")
+    assert OTHER_MARK in sister.marks and sister.status is Status.CURRENT
+    hits = mem.search("where does the user live", limit=3)
+    assert hits[0].memory.content == "I live in Denver"
+    asked = mem.search("where does Anna live", limit=3)
+    assert asked[0].memory.id == sister.id
+
+
+def test_an_old_value_said_late_is_history_not_the_current_value(mem: Memory) -> None:
+    moved = mem.add("I moved to Austin last week", valid_from=datetime(2026, 8, 1, tzinfo=UTC))
+    old = mem.add("I live in Toronto", valid_from=datetime(2023, 4, 2, tzinfo=UTC))
+    assert mem.get(moved.id).status is Status.CURRENT
+    assert mem.get(old.id).status is Status.SUPERSEDED
+    assert mem.get(old.id).superseded_by == moved.id
+
+
+def test_consolidation_never_retires_the_newer_fact(mem: Memory) -> None:
+    older = mem.add("我喜欢吃川菜")
+    newer = mem.add("我不再喜欢川菜了，现在喜欢粤菜")
+    mem.consolidate(wait=True)
+    assert mem.get(newer.id).status is Status.CURRENT
+    assert mem.get(older.id).superseded_by == newer.id
+    assert [h.memory.id for h in mem.search("用户喜欢什么菜", limit=1)] == [newer.id]
+
+
+def chat(title: str, said: str, at: datetime) -> dict[str, object]:
+    """One ChatGPT export conversation of one user message."""
+    when = at.timestamp()
+    message = {
+        "author": {"role": "user"},
+        "create_time": when,
+        "content": {"content_type": "text", "parts": [said]},
+    }
+    return {
+        "title": title,
+        "create_time": when,
+        "current_node": "m",
+        "mapping": {"m": {"id": "m", "parent": None, "message": message}},
+    }
+
+
+def test_a_chatgpt_export_keeps_when_each_message_was_said(mem: Memory, tmp_path: Path) -> None:
+    said = datetime(2023, 4, 2, 9, 30, tzinfo=UTC)
+    parsed = chatgpt_conversation(chat("old", "I live in Toronto", said))
+    assert datetime.fromisoformat(parsed.messages[0]["created_at"]) == said
+    # the current fact of today is not overturned by the 2023 chat imported after it
+    ingested = mem.ingest(
+        [{"role": "user", "content": "I moved to Austin last week."}],
+        session_id="now",
+        mode="smart",
+        dates=datetime(2026, 11, 20, tzinfo=UTC),
+    )
+    mem.wait_for_task(ingested.task_id)
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([chat("old", "I live in Toronto", said)]), encoding="utf-8")
+    mem.wait_for_import(mem.import_file(export)["id"])
+    found = [h.memory.content for h in mem.search("where does the user live", limit=3)]
+    assert "Austin" in found[0], found
+    assert not any("Toronto" in text for text in found), found
+
+
+def test_the_session_start_block_and_the_profile_hold_the_current_city_only(
+    mem: Memory,
+) -> None:
+    for number, said in enumerate(
+        ["I live in Lisbon.", "I moved to Oslo.", "We just relocated to Bergen."]
+    ):
+        result = mem.ingest(
+            [{"role": "user", "content": said}],
+            session_id=f"s{number}",
+            mode="smart",
+            dates=datetime(2025, 1 + 3 * number, 1, tzinfo=UTC),
+        )
+        mem.wait_for_task(result.task_id)
+    block = session_start.run({"source": "startup"}, EmbeddedBackend(mem), HookConfig())
+    assert block.output is not None
+    text = block.output["hookSpecificOutput"]["additionalContext"]
+    assert "Bergen" in text
+    assert "Lisbon" not in text and "Oslo" not in text, text
+    profile = mem.profile()
+    lines = profile["static_facts"]
+    assert any("Bergen" in line for line in lines)
+    assert not any("Lisbon" in line or "Oslo" in line for line in lines), lines
+
+
+def test_a_direct_add_gets_the_category_its_content_implies_and_keeps_it(mem: Memory) -> None:
+    oslo = mem.add("I live in Oslo")
+    assert oslo.category is Category.PROFILE
+    assert mem.add("I work at Google now").category is Category.PROFILE
+    note = mem.add("Standup is at 9", category="events")
+    later = mem.add("Standup is at 10", replaces=note.id)
+    assert later.category is Category.EVENTS  # a new value of the same fact, same category
+    again = mem.add("I live in Oslo", tags=["home"])
+    assert again.id == oslo.id and again.tags == ["home"]  # a repeat's new tags join it
+
+
+def test_auto_share_applies_whatever_door_adds_the_memory(mem: Memory) -> None:
+    svc = mem.service
+    team = svc.spaces.create("family", "team")
+    svc.spaces.add_rule(team.id, source_space=svc.space_id, categories=["profile"])
+    added = mem.add("I live in Oslo")  # the SDK, not REST or MCP
+    copies = svc.store.list_memories(svc.tenant_id, [team.id], MemoryFilter(), limit=10)[0]
+    assert [c.content for c in copies] == [added.content]

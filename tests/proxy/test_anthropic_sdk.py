@@ -80,7 +80,7 @@ def test_memory_goes_into_system_and_the_answer_comes_back_unchanged(
     assert got.startswith(FENCE_OPEN) and got.endswith(FENCE_CLOSE)
     assert "bakery in Porto" in got
 
-    wait_for(lambda: "I prefer Python over Go." in contents(alice), "the preference")
+    wait_for(lambda: "The user prefers Python over Go." in contents(alice), "the preference")
     wait_for(lambda: f"assistant: {ANSWER}" in contents(alice, memory_type="session"), "turns")
     assert not [c for c in contents(bob) if "Python" in c]
 

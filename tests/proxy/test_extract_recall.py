@@ -1,8 +1,8 @@
-"""Extraction (seed 002's regex families) and recall (strategies, budget, retention)."""
+"""Remembering an exchange (smart ingest, the rules of every door) and recall (strategies,
+budget, retention)."""
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import time
@@ -13,91 +13,61 @@ import pytest
 
 from memoryd.inject import FENCE_OPEN, estimate_tokens
 from memoryd.models import MemoryType, utcnow
-from memoryd.proxy.extract import (
-    MAX_EXTRACTION_CHARS,
-    MAX_FACT_CHARS,
-    Exchange,
-    Extractor,
-    FactsNotStored,
-    extract_facts,
-    fact_key,
-    remember,
-)
+from memoryd.proxy.extract import Exchange, Extractor, remember
 from memoryd.proxy.recall import SHORT_QUERY_CHARS, query_of, recall_block
 from memoryd.proxy.settings import MemorySettings
 from memoryd.service import MemoryService
 from memoryd.store.rows import to_us
 
 
-# ---------------------------------------------------------------------- extraction
-def test_the_three_families_and_their_categories() -> None:
-    facts = extract_facts(
-        "Hi! I prefer Python over Go. We decided to use Postgres for the ledger.\n"
-        "I usually deploy on Fridays. What is the weather like?"
-    )
-    assert [(f.family, f.category.value, f.content) for f in facts] == [
-        ("preference", "preferences", "I prefer Python over Go."),
-        ("decision", "events", "We decided to use Postgres for the ledger."),
-        ("habit", "patterns", "I usually deploy on Fridays."),
-    ]
-    assert facts[0].key == "preference:i_prefer_python_over_go"
-
-
-def test_facts_are_sanitised_capped_and_deduplicated() -> None:
-    long = "I really like " + "very " * 200 + "long walks"
-    facts = extract_facts(f"I   prefer\ttea.\nI prefer tea.\n{long}")
-    assert facts[0].content == "I prefer tea."
-    assert len(facts) == 2  # the repeat has the same key
-    assert len(facts[1].content) == MAX_FACT_CHARS
-
-
-def test_only_the_newest_64_kib_are_read_and_private_text_never() -> None:
-    old = "I prefer vim. " + "x" * MAX_EXTRACTION_CHARS
-    facts = extract_facts(old + "\nI prefer emacs. <private>I always hide my salary.</private>")
-    assert [f.content for f in facts] == ["I prefer emacs."]
-
-
-def test_a_fact_key_without_words_is_a_digest() -> None:
-    assert fact_key("habit", "!!!").startswith("habit:")
-    assert len(fact_key("habit", "!!!")) == len("habit:") + 16
-
-
+# ---------------------------------------------------------------------- remembering
 def exchange(svc: MemoryService, *said: str) -> Exchange:
     return Exchange(svc.tenant_id, tuple(said), "session-1", "gpt-4o")
 
 
-def test_remembering_twice_upserts_by_key(service: MemoryService) -> None:
-    remember(service, exchange(service, "I prefer Python over Go."), "Noted.")
-    remember(service, exchange(service, "I prefer Python over Go."), "Noted.")
-    facts = [m for m in service.list_memories(limit=100)[0] if m.source == "proxy"]
-    assert [(m.content, m.key) for m in facts] == [
-        ("I prefer Python over Go.", "preference:i_prefer_python_over_go")
-    ]
-    turns = service.list_memories(memory_type=MemoryType.SESSION, limit=100)[0]
-    assert sorted(m.content for m in turns) == [
-        "assistant: Noted.",
-        "user: I prefer Python over Go.",
-    ]
+def distilled(svc: MemoryService) -> list[tuple[str, str]]:
+    rows = svc.list_memories(limit=100, current=True)[0]
+    return sorted((m.content, m.category.value) for m in rows)
 
 
-def test_a_failing_fact_is_logged_and_the_turns_are_kept(
-    service: MemoryService, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+def test_an_exchange_is_distilled_by_the_ingest_rules_one_memory_a_fact(
+    service: MemoryService,
 ) -> None:
-    def broken(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("the disk is full")
-
-    monkeypatch.setattr(MemoryService, "add", broken)
-    with (
-        caplog.at_level(logging.ERROR, logger="memoryd.proxy"),
-        pytest.raises(FactsNotStored, match="1 fact"),
-    ):
-        remember(service, exchange(service, "I always test first."), "Good habit.")
-    assert "could not store the fact habit:i_always_test_first" in caplog.text
+    said = (
+        "Hi! I prefer Python over Go. We decided to use Postgres for the ledger.\n"
+        "I usually deploy on Fridays. What is the weather like?"
+    )
+    task = remember(service, exchange(service, said), "Noted: Python, Postgres, Fridays.")
+    assert task is not None
+    service.wait_for_task(task)
+    # seed 002's preference, decision and habit, each once: no pinned twin beside a fact
+    assert distilled(service) == [
+        ("The user decided to use Postgres for the ledger.", "cases"),
+        ("The user prefers Python over Go.", "preferences"),
+        ("The user usually deploys on Fridays.", "patterns"),
+    ]
     turns = service.list_memories(memory_type=MemoryType.SESSION, limit=100)[0]
     assert sorted(m.content for m in turns) == [
-        "assistant: Good habit.",
-        "user: I always test first.",
+        "assistant: Noted: Python, Postgres, Fridays.",
+        f"user: {said}",
     ]
+
+
+def test_remembering_twice_stores_the_fact_once_and_private_text_never(
+    service: MemoryService,
+) -> None:
+    for _ in range(2):
+        said = "I prefer Python over Go. <private>I always hide my salary.</private>"
+        task = remember(service, exchange(service, said), "Noted.")
+        assert task is not None
+        service.wait_for_task(task)
+    assert distilled(service) == [("The user prefers Python over Go.", "preferences")]
+    assert not any("salary" in m.content for m in service.list_memories(limit=100)[0])
+
+
+def test_an_exchange_with_nothing_said_stores_nothing(service: MemoryService) -> None:
+    assert remember(service, exchange(service, "  "), None) is None
+    assert service.list_memories(limit=10, memory_type=MemoryType.SESSION)[1] == 0
 
 
 # ---------------------------------------------------------------------- recall
@@ -203,5 +173,5 @@ def test_a_helper_process_that_dies_is_replaced_and_nothing_is_lost(
         extractor.submit(exchange(service, "I prefer coffee."), "Coffee then.").result(timeout=120)
     finally:
         extractor.close()
-    contents = [m.content for m in service.list_memories(limit=100)[0]]
-    assert {"I prefer tea.", "I prefer coffee."} <= set(contents)
+    turns = service.list_memories(limit=100, memory_type=MemoryType.SESSION)[0]
+    assert {"user: I prefer tea.", "user: I prefer coffee."} <= {m.content for m in turns}

@@ -89,7 +89,7 @@ def test_memory_is_injected_answer_relayed_and_preference_remembered(
     assert user == {"role": "user", "content": said}
     assert sent.body.get("stream", False) is stream
 
-    wait_for(lambda: "I prefer Python over Go." in contents(alice), "the preference")
+    wait_for(lambda: "The user prefers Python over Go." in contents(alice), "the preference")
     turns = wait_for(
         lambda: (c := contents(alice, memory_type="session")) and f"assistant: {ANSWER}" in c and c,
         "the raw turns",

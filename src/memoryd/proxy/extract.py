@@ -1,14 +1,13 @@
 """After the answer: the exchange is remembered, off the response path.
 
 The new user messages and the assistant's answer are captured like any
-conversation (raw turns first, so they are never lost, then the smart
-ingest's distillation), and seed 002's three regex families read the
-user's words: preferences ("I prefer Python over Go"), decisions ("I chose
-Postgres") and habits ("I usually deploy on Fridays"). Each fact is
-sanitised (trimmed, whitespace collapsed, 500 characters), keyed by its
-family and words, deduplicated in the batch, and upserted by that key, so
-saying it again changes nothing. Only the user's words are read: in the
-answer, "I prefer" is the model speaking, not the user.
+conversation: raw turns first, so they are never lost, then smart ingest
+distils them with the same rules as every other door (seed 002's
+preferences, decisions and habits are among them: "I prefer Python over
+Go", "I chose Postgres", "I usually deploy on Fridays"), so one sentence is
+one memory, reconciled against what is known, never a second copy of it.
+Only the user's words become facts: in the answer, "I prefer" is the model
+speaking, not the user.
 
 It runs in a helper process scheduled as idle work, so the embedding and
 distilling it does never hold up an answer. A failure is logged and never
@@ -19,121 +18,21 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import logging
 import multiprocessing
 import os
-import re
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from memoryd.config import Settings
-from memoryd.ingest.privacy import redact
-from memoryd.models import Category
 from memoryd.periodic import exit_with
 from memoryd.service import MemoryService
 
 log = logging.getLogger("memoryd.proxy")
 
-# seed 002's limits: the newest 64 KiB of text are read, a fact is at most 500 characters
-MAX_EXTRACTION_CHARS = 64 * 1024
-MAX_FACT_CHARS = 500
-MAX_KEY_WORDS = 12
 SOURCE = "proxy"
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str  # the key's prefix
-    category: Category
-    patterns: tuple[re.Pattern[str], ...]
-
-
-def _compile(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
-
-
-FAMILIES = (
-    Family(
-        "preference",
-        Category.PREFERENCES,
-        _compile(
-            r"\bI\s+(?:really\s+|strongly\s+|much\s+|generally\s+)?(?:prefer|like|love|enjoy|"
-            r"hate|dislike|can't\s+stand|cannot\s+stand)\s+\S",
-            r"\bmy\s+(?:favou?rite|preferred)\s+[\w\s-]{1,40}?\s+(?:is|are)\s+\S",
-            r"\bI(?:'d| would)\s+rather\s+\S",
-        ),
-    ),
-    Family(
-        "decision",
-        Category.EVENTS,
-        _compile(
-            r"\b(?:I|we)(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'re\s+going\s+to|"
-            r"\s+are\s+going\s+to)\s+(?:use|go\s+with|adopt|choose|pick|switch\s+to|migrate\s+to)"
-            r"\s+\S",
-            r"\b(?:I|we)\s+(?:chose|decided\s+(?:to|on)|went\s+with|picked|settled\s+on|"
-            r"opted\s+for|switched\s+to)\s+\S",
-        ),
-    ),
-    Family(
-        "habit",
-        Category.PATTERNS,
-        _compile(
-            r"\bI\s+(?:usually|always|often|normally|typically|regularly|never|tend\s+to)\s+\S",
-            r"\bevery\s+(?:morning|evening|day|week|weekend|monday|tuesday|wednesday|thursday|"
-            r"friday|saturday|sunday)\s+I\s+\S",
-        ),
-    ),
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
-_WORD = re.compile(r"\w+")
-
-
-@dataclass(frozen=True)
-class Fact:
-    key: str
-    content: str
-    family: str
-    category: Category
-
-
-def sanitise(text: str) -> str:
-    """Trimmed, whitespace collapsed, at most 500 characters."""
-    return " ".join(text.split())[:MAX_FACT_CHARS]
-
-
-def fact_key(family: str, content: str) -> str:
-    """``preference:i_prefer_python_over_go``: the family and the fact's first words."""
-    words = _WORD.findall(content.casefold())[:MAX_KEY_WORDS]
-    slug = "_".join(words)
-    if not slug:  # no word characters at all: the key is the content's digest
-        slug = hashlib.sha256(content.encode()).hexdigest()[:16]
-    return f"{family}:{slug}"
-
-
-def extract_facts(text: str) -> list[Fact]:
-    """The facts seed 002's families find in ``text`` (its newest 64 KiB), one per key.
-
-    ``<private>`` blocks are removed first: nothing said in one becomes a fact.
-    """
-    text = redact(text[-MAX_EXTRACTION_CHARS:]) or ""
-    facts: dict[str, Fact] = {}
-    for sentence in _SENTENCE_END.split(text):
-        content = sanitise(sentence)
-        if not content:
-            continue
-        for family in FAMILIES:
-            if any(p.search(content) for p in family.patterns):
-                key = fact_key(family.name, content)
-                facts.setdefault(key, Fact(key, content, family.name, family.category))
-                break  # one sentence is one fact, of the first family that reads it
-    return list(facts.values())
-
-
-class FactsNotStored(Exception):
-    """Some facts failed (each is logged); the raw turns were stored before them."""
 
 
 @dataclass(frozen=True)
@@ -146,31 +45,15 @@ class Exchange:
     model: str
 
 
-def remember(svc: MemoryService, exchange: Exchange, answer: str | None) -> None:
-    """Raw turns (with the answer, when there is one), then smart ingest, then the facts."""
+def remember(svc: MemoryService, exchange: Exchange, answer: str | None) -> str | None:
+    """Raw turns (with the answer, when there is one), then smart ingest: the task's id."""
     svc = svc.for_tenant(exchange.tenant_id)
     messages = [{"role": "user", "content": m} for m in exchange.user_messages if m.strip()]
     if answer and answer.strip():
         messages.append({"role": "assistant", "content": answer})
     if not messages:
-        return
-    svc.ingest(messages, session_id=exchange.session_id, mode="smart", source=SOURCE)
-    failed = 0
-    for fact in extract_facts("\n".join(exchange.user_messages)):
-        try:
-            svc.add(
-                fact.content,
-                key=fact.key,
-                category=fact.category,
-                source=SOURCE,
-                tags=[SOURCE, fact.family],
-                session_id=exchange.session_id,
-            )
-        except Exception:  # one fact that cannot be stored does not cost the others
-            failed += 1
-            log.exception("could not store the fact %s of tenant %s", fact.key, svc.tenant_id)
-    if failed:
-        raise FactsNotStored(f"{failed} fact(s) of the exchange were not stored")
+        return None
+    return svc.ingest(messages, session_id=exchange.session_id, mode="smart", source=SOURCE).task_id
 
 
 # ---------------------------------------------------------------------- the helper process

@@ -175,3 +175,23 @@ def test_a_helper_process_that_dies_is_replaced_and_nothing_is_lost(
         extractor.close()
     turns = service.list_memories(limit=100, memory_type=MemoryType.SESSION)[0]
     assert {"user: I prefer tea.", "user: I prefer coffee."} <= {m.content for m in turns}
+
+
+def test_the_conversation_in_progress_is_not_recalled_into_itself(
+    service: MemoryService,
+) -> None:
+    add(service, "I drive a Honda Civic")
+    asked = [{"role": "user", "content": "What car do I drive?"}]
+    service.ingest([*asked, {"role": "assistant", "content": "Let me check."}], session_id="now")
+    messages = [("user", "What car do I drive?"), ("assistant", "Let me check."), ("user", "ok?")]
+    block = recall_block(service, MemorySettings(), messages, exclude_session="now")
+    assert "Honda Civic" in block
+    assert "Let me check" not in block and "user: What car" not in block, block
+
+
+def test_hybrid_brings_nothing_unrelated_to_the_question(service: MemoryService) -> None:
+    add(service, "I drive a Honda Civic")
+    add(service, "My sister lives in Boston")
+    question = [("user", "How do I reverse a linked list in Python?")]
+    assert recall_block(service, MemorySettings(strategy="hybrid"), question) == ""
+    assert "Honda" in recall_block(service, MemorySettings(strategy="recent"), question)

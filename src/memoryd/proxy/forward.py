@@ -179,7 +179,12 @@ class Proxy:
         exchange = None
         content = raw  # memory off, or nothing recalled: the client's bytes as they came
         if settings.enabled:
-            block = await run_in_threadpool(recall_block, svc, settings, messages, named_session)
+            # a named session narrows recall to it; else the conversation in progress (known
+            # by its first message) is left out: its turns are in the request already
+            ongoing = None if named_session else conversation_id(messages)
+            block = await run_in_threadpool(
+                recall_block, svc, settings, messages, named_session, ongoing
+            )
             if block:
                 content = json.dumps(
                     dialect.inject(body, block, model, settings), ensure_ascii=False

@@ -4,7 +4,9 @@ The query is the last user message, with the one before it when the last is
 short ("and in Go?" means little alone). The strategies are seed 002's:
 ``recent`` (the newest distilled memories), ``semantic`` (memoryd's hybrid
 search, vectors and BM25), ``hybrid`` (the search's hits first, then the
-newest). Only memories of the retention window that are live now (not
+newest that are about the question too). Hits and newest alike must be
+within the recall floor of the question (``RECALL_MIN_SIMILARITY``): an
+unrelated question does not bring the whole store along. Only memories of the retention window that are live now (not
 expired, not superseded) are candidates; the block is rendered by
 :func:`memoryd.inject.render_context` within the token budget, CJK-aware.
 """
@@ -47,8 +49,14 @@ def recall_block(
     settings: MemorySettings,
     messages: list[tuple[str, str]],
     session_id: str | None = None,
+    exclude_session: str | None = None,
 ) -> str:
-    """The fenced block for a request, or "" when memory is off or nothing is recalled."""
+    """The fenced block for a request, or "" when memory is off or nothing is recalled.
+
+    ``session_id`` (a session the client names) narrows recall to it;
+    ``exclude_session`` (the conversation in progress) leaves its own turns
+    out: they are in the request already, the question being asked among them.
+    """
     if not settings.enabled or settings.max_tokens <= 0:
         return ""
     now = utcnow()
@@ -58,7 +66,12 @@ def recall_block(
     if settings.strategy in ("semantic", "hybrid") and query:
         try:
             response = svc.search(
-                query, limit=SEARCH_LIMIT, session_id=session_id, created_after=since, now=now
+                query,
+                limit=SEARCH_LIMIT,
+                session_id=session_id,
+                exclude_session=exclude_session,
+                created_after=since,
+                now=now,
             )
         except ValidationError:  # a query the search refuses (only punctuation): recall none
             response = None
@@ -75,6 +88,7 @@ def recall_block(
             svc.scoped(
                 MemoryFilter(
                     session_id=session_id,
+                    not_session_id=exclude_session,
                     state=[State.ACTIVE],
                     created_after=since,
                     live_at=now,
@@ -84,6 +98,8 @@ def recall_block(
             limit=RECENT_LIMIT,
             with_total=False,
         )
+        if settings.strategy == "hybrid" and query:  # beside a question: only what is about it
+            recent = _near(svc, query, recent)
         found.extend(recent)
     # what the request itself says (a turn, a fact taken from one) is in the prompt already
     said = "\n".join(_norm(transcript_line(role, text)) for role, text in messages)
@@ -91,6 +107,19 @@ def recall_block(
     if not fresh:
         return ""
     return render_context(fresh, budget_tokens=settings.max_tokens, now=now, max_chars=sys.maxsize)
+
+
+def _near(svc: MemoryService, query: str, memories: list[Memory]) -> list[Memory]:
+    """The memories whose vectors are within the recall floor of the query's."""
+    if not memories:
+        return []
+    vectors = svc.store.vectors_of([m.id for m in memories])
+    asked = svc.embed([query])[0]
+    return [
+        m
+        for m in memories
+        if m.id in vectors and float(vectors[m.id] @ asked) >= RECALL_MIN_SIMILARITY
+    ]
 
 
 def _norm(text: str) -> str:

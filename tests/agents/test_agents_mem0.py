@@ -59,9 +59,13 @@ def test_mem0_profiles_never_see_each_other(managers: Make, mem0_llm: ScriptedLL
 
 def test_mem0_without_an_llm_keeps_the_turns(managers: Make) -> None:
     manager = managers(provider="mem0")
-    manager.on_turn_complete(PREFERENCE, "Noted.")
+    manager.on_turn_complete(PREFERENCE, "Noted.", session_id="earlier")
     hits = manager.search(COFFEE_QUESTION, 5)
     assert PREFERENCE in [h.content for h in hits] and all(h.turn for h in hits)
+    # the memory tool never finds the conversation in progress: the question is not its hit
+    manager.on_turn_complete(COFFEE_QUESTION, "Let me look.")
+    found = manager.search(COFFEE_QUESTION, 5)
+    assert all(h.session_id != manager.session_id for h in found), found
     assert PREFERENCE_WORDS in manager.prefetch(COFFEE_QUESTION, session_id="another")
     remembered = manager.remember("The user's dog is Biscuit.")
     assert manager.search("dog name", 3)[0].id == remembered.id

@@ -276,7 +276,10 @@ class MemoryManager:
 
     # ------------------------------------------------------------------ explicit calls
     def search(self, query: str, limit: int = 5) -> list[MemoryHit]:
-        return self._active().search(self._query(query) or query, limit=limit)
+        """The memory tool's search: never the current session's own turns (the question
+        being asked among them: the context has them already)."""
+        hits = self._active().search(self._query(query) or query, limit=limit * OVERSEARCH)
+        return [h for h in hits if not (h.turn and h.session_id == self.session_id)][:limit]
 
     def remember(self, content: str, *, tags: Sequence[str] = ()) -> MemoryHit:
         return self._active().remember(content, tags=tags)

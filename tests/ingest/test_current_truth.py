@@ -19,6 +19,7 @@ from memoryd.hooks import session_start
 from memoryd.hooks.backend import EmbeddedBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.imports.formats import chatgpt_conversation
+from memoryd.ingest.rules import extract_facts
 from memoryd.models import OTHER_MARK, Category, Status
 from memoryd.sdk import Memory
 from memoryd.store import MemoryFilter
@@ -176,3 +177,16 @@ def test_auto_share_applies_whatever_door_adds_the_memory(mem: Memory) -> None:
     added = mem.add("I live in Oslo")  # the SDK, not REST or MCP
     copies = svc.store.list_memories(svc.tenant_id, [team.id], MemoryFilter(), limit=10)[0]
     assert [c.content for c in copies] == [added.content]
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("I use pnpm now btw, please use it in this repo", "The user uses pnpm now."),
+        ('"My dog is called Pixel."', "The user's dog is called Pixel."),
+        ("I moved to Denver, can you suggest some restaurants?", "The user moved to Denver."),
+        ("我换成pnpm了，帮我改一下配置", "用户换成pnpm了。"),
+    ],
+)
+def test_a_fact_is_stripped_of_what_wraps_it(said: str, fact: str) -> None:
+    assert [f.content for f in extract_facts([("user", said)])] == [fact]

@@ -135,6 +135,16 @@ NOISE = re.compile(rf"^(?:[\W_]|\b(?:{_NOISE_EN})\b|{_NOISE_CN})*$", re.I)
 NOISE_PREFIX = re.compile(rf"^(?:(?:\b(?:{_NOISE_EN})\b|{_NOISE_CN})[\s,，!！.。~]+)+", re.I)
 # words before a fact that announce it and are not part of it ("Big news: I moved to …",
 # "Remember that …", "记住：…"); taken off a sentence before it is read
+# a request to the assistant after the fact, in the same sentence ("I use pnpm now, please use
+# it in this repo", "我换成pnpm了，帮我改一下配置"): the fact ends before it
+TRAILING_REQUEST = re.compile(
+    r"\s*[,;，；]\s*(?:so\s+|and\s+)?(?:please|pls|plz|can\s+you|could\s+you|would\s+you|"
+    r"kindly|make\s+sure\s+to|remember\s+to|请|帮我|麻烦|能不能|可以帮).*$"
+    r"|\s+(?:btw|lol|lmao|haha|fyi)[.!]*$",
+    re.IGNORECASE,
+)
+# quote marks a host wraps a message in ('"My dog is called Pixel."'), and the like
+WRAPPING_QUOTES = "\"'“”‘’「」『』`"
 LEAD_IN = re.compile(
     r"^(?:(?:(?:small|quick|big|little|minor|huge|some|good|great|exciting|sad|a bit of)\s+)?"
     r"(?:update|news|change|heads[- ]up|fyi|note|reminder|announcement)\s*[:!,.\-–—]+"

@@ -58,7 +58,9 @@ from memoryd.ingest.rule_tables import (
     NOISE,
     NOISE_PREFIX,
     QUESTION,
+    TRAILING_REQUEST,
     USER_ROLES,
+    WRAPPING_QUOTES,
     Kind,
 )
 from memoryd.models import MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS, Category
@@ -130,11 +132,15 @@ def split_sentences(text: str) -> list[str]:
 
 
 def strip_lead_in(sentence: str) -> str:
-    """The sentence without greetings and announcements before its fact."""
+    """The sentence without what wraps its fact: quote marks a host put around the message,
+    greetings and announcements before it, a request to the assistant after it."""
     previous = None
     while previous != sentence:
         previous = sentence
+        sentence = sentence.strip().strip(WRAPPING_QUOTES).strip()
         sentence = LEAD_IN.sub("", NOISE_PREFIX.sub("", sentence), count=1).strip()
+    while (cut := TRAILING_REQUEST.sub("", sentence).strip()) != sentence:
+        sentence = cut
     return sentence
 
 

@@ -6,8 +6,9 @@ short ("and in Go?" means little alone). The strategies are seed 002's:
 search, vectors and BM25), ``hybrid`` (the search's hits first, then the
 newest that are about the question too). Hits and newest alike must be
 within the recall floor of the question (``RECALL_MIN_SIMILARITY``): an
-unrelated question does not bring the whole store along. Only memories of the retention window that are live now (not
-expired, not superseded) are candidates; the block is rendered by
+unrelated question does not bring the whole store along. Only memories of
+the retention window that are live now (not expired, not superseded) are
+candidates; the block is rendered by
 :func:`memoryd.inject.render_context` within the token budget, CJK-aware.
 """
 

@@ -31,6 +31,7 @@ other people (their own fact, stored as theirs, is not a wrong answer).
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -71,8 +72,14 @@ def _said_at(step: dict[str, Any]) -> datetime:
 
 # ---------------------------------------------------------------- judging
 def _holds(text: str, values: Iterable[str]) -> bool:
-    folded = text.casefold()
-    return any(v.casefold() in folded for v in values)
+    """A value is in the text: as a word where it is one ("Rust" is not in "trust")."""
+    return any(_value(v).search(text) for v in values)
+
+
+def _value(value: str) -> re.Pattern[str]:
+    edge = r"(?<![A-Za-z])" if value[:1].isascii() and value[:1].isalpha() else ""
+    end = r"(?![A-Za-z])" if value[-1:].isascii() and value[-1:].isalpha() else ""
+    return re.compile(edge + re.escape(value) + end, re.IGNORECASE)
 
 
 def stale(text: str, check: dict[str, Any], others: list[str]) -> bool:

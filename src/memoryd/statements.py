@@ -43,7 +43,8 @@ _WITH_USER = re.compile(
 # a plan, a wish or a doubt: what may happen is not what holds
 _PLAN_EN = re.compile(
     r"\b(?:thinking (?:about|of)|considering|planning (?:to|on)|plan to|might|maybe|i may|we may|"
-    r"perhaps|want to|wanna|would like to|i'?d like to|hoping to|hope to|dream(?:ing)? of|"
+    r"perhaps|want to|wanna|would like to|i'?d like to|hoping to|hope to|"
+    r"(?:day)?dream(?:s|ing)? (?:of|about)|"
     r"someday|one day|eventually|if i|debating|not sure (?:if|whether)|tempted to|"
     r"looking into|applying (?:to|for)|going to apply|interview(?:ing)? (?:at|with)|"
     r"next (?:year|month|spring|summer|fall|autumn|winter))\b",
@@ -110,8 +111,8 @@ _ENDING = re.compile(
     re.IGNORECASE,
 )
 _NEW_VALUE = re.compile(
-    r"\b(?:now|switched|instead|started|joined|moved|got|bought|picked up|replaced|for)\b|"
-    r"现在|改|换|开始|入职|去了|买了|提了|成了",
+    r"\b(?:now|switched|instead|started|joined|moved|got|bought|picked up|replaced|for|"
+    r"back to|again)\b|现在|改|换|开始|入职|去了|买了|提了|成了|回到|又回|重新",
     re.IGNORECASE,
 )
 # the subject of an English statement that is neither the user nor left out ("The meeting

@@ -288,12 +288,13 @@ CUE_BONUS = 0.15
 _CUE_WORDS: dict[str, tuple[str, str]] = {
     "residence": (
         r"liv(?:e|es|ed|ing)|mov(?:e|ed|ing)|relocat\w*|based in|home|apartment|flat|house|"
-        r"neighbou?rhood|city|settled",
+        r"neighbou?rhood|city|settled|(?:i'?m|i am|we'?re|we are)\s+(?:now\s+)?in",
         r"住|搬|定居|落户|租房|老家|安顿|调到|城市",
     ),
     "work": (
         r"work(?:s|ed|ing)?|job|hired|joined|company|startup|employer|quit|promot\w*|career|"
-        r"position|role|office|intern\w*|left \w+ for",
+        r"position|role|office|intern\w*|left \w+ for|started at|new gig|"
+        r"as an? (?:\w+ )?\w+(?:er|or|ist|ant|ian|ive)",
         r"上班|工作|入职|跳槽|跳到|跳去|公司|辞职|离职|单位|岗位|实习|创业|打工|开了家|教职|"
         r"(?:做|当|是一名|是个)[^，。,.!！]{0,8}(?:开发|工程师|经理|老师|教师|医生|护士|律师|会计|"
         r"策划|运营|设计|算法|销售|研究|助理|分析师|咨询|程序员|主管|总监|编辑|记者|厨师|司机|后端|"
@@ -302,7 +303,7 @@ _CUE_WORDS: dict[str, tuple[str, str]] = {
     "car": (
         r"driv(?:e|es|ing)|drove|car|truck|suv|sedan|jeep|tesla|toyota|honda|bmw|ford|subaru|"
         r"prius|corolla|civic",
-        r"车|驾照|一辆|开的是|丰田|本田|大众|宝马|奔驰|奥迪|特斯拉|比亚迪|蔚来|小鹏|吉利|别克|马自达|日产",
+        r"车|驾照|辆|开的是|丰田|本田|大众|宝马|奔驰|奥迪|特斯拉|比亚迪|蔚来|小鹏|吉利|别克|马自达|日产",
     ),
     "phone": (r"phone|iphone|android|pixel|galaxy|smartphone", r"手机"),
     "editor": (

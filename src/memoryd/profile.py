@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from memoryd.ingest.attributes import ATTRIBUTES
+from memoryd.ingest.attribute_tables import ATTRIBUTES
 from memoryd.ingest.reconcile import slot_value
 from memoryd.ingest.slots import single_valued
 from memoryd.models import (

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from memoryd.ingest.rule_tables import META, QUESTION
+
 # another person as the subject: "my sister …", "my coworker Lina …", "我老公…", "我妈…"
 _RELATION_EN = (
     r"(?:sister|brother|mom|mum|mother|dad|father|parents?|wife|husband|partner|spouse|"
@@ -54,10 +56,9 @@ _PLAN_ZH = re.compile(
     r"打算|准备|计划|考虑|想要|想去|想换|想搬|想学|想买|想入|有点想|老想|可能会|也许|或许|"
     r"要不要|等.{0,8}再|明年|下个月|以后|将来|梦想|在纠结|犹豫|申请"
 )
-_QUESTION = re.compile(
-    r"[?？]\s*$|^\W*(?:can|could|would|will|should|what|which|how|why|where|who|any|do you|"
-    r"recommend|help|帮我|请|能不能|可以|推荐)",
-    re.IGNORECASE,
+# a request to the assistant the rules' tables do not name ("any tips for Denver", "帮我查查")
+_REQUEST = re.compile(
+    r"^\W*(?:any|recommend|help|pls|please)\b|^\W*(?:帮我|请|能不能|可以|推荐)", re.IGNORECASE
 )
 
 
@@ -143,7 +144,10 @@ def is_about_user(words: str) -> bool:
 
 
 def is_question(words: str) -> bool:
-    return bool(_QUESTION.search(words))
+    """A question or a request: it asks, it states nothing (the rules' own tables, and the
+    requests they leave to the noise filter)."""
+    text = words.strip()
+    return bool(QUESTION.search(text) or META.search(text) or _REQUEST.search(text))
 
 
 def is_liking(words: str) -> bool:

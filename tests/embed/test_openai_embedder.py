@@ -30,7 +30,7 @@ from memoryd.embed import create_embedder
 from memoryd.embed.local import LocalEmbedder
 from memoryd.embed.openai import OpenAIEmbedder
 from memoryd.errors import EmbeddingError, EmbeddingMismatchError, ValidationError
-from memoryd.ingest.attributes import ATTRIBUTES
+from memoryd.ingest.attribute_tables import ATTRIBUTES
 from memoryd.service import MemoryService
 
 DIM = 8

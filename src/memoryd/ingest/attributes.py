@@ -3,18 +3,25 @@
 Phrase rules (:mod:`memoryd.ingest.rules`) read a few fixed shapes; people
 say a change in many more ("jumped ship to Stripe", "提了台卡罗拉"). What
 those sentences share is what they are about: where the user lives, works,
-what they drive, eat, code in. Each attribute here has a handful of short
-example statements in English and Chinese; a statement is about the
-attribute whose examples its embedding is closest to, when that is close
-enough and clearly closer than the next (the bundled embedder, no LLM).
+what they drive, eat, code in. Each attribute has a handful of short
+example statements and the words of its subject matter
+(:mod:`memoryd.ingest.attribute_tables`). A message is read sentence by
+sentence: an English sentence is about the attribute whose examples its
+embedding is closest to (its words adding a bonus), when that is close
+enough and clearly closer than the next (the bundled embedder, no LLM); a
+Chinese one by its words alone, the bundled model reading English only.
 
-Two structural readings decide whether the statement can change the user's
-value at all:
+Readings of the words alone (:mod:`memoryd.statements`) decide whether the
+statement can change the user's value at all:
 
 * **subject**: a statement whose subject is another person ("my sister
   lives in Boston", "我老公在腾讯") is that person's, never the user's;
 * **modality**: a plan, wish or question ("thinking about moving to
-  Seattle", "打算明年换工作", "any tips for Denver?") changes nothing.
+  Seattle", "打算明年换工作", "any tips for Denver?"), a past told as past,
+  a liking beside others, a value denied or over with none new: none of
+  these replaces anything;
+* **change**: a statement naming the old value without saying it changed
+  ("my coffee grinder" after "I drink coffee") repeats or adds to it.
 
 A statement of a single-valued attribute by the user, as a fact, retires
 every older current memory of that attribute, raw turns and distilled facts
@@ -22,8 +29,10 @@ alike (:func:`retire_replaced`): the newest said wins, by when it was said,
 so an old chat imported late becomes the history it is instead of the
 current value. Multi-valued attributes (pets, hobbies, languages spoken)
 accumulate. Each memory read so is marked ``about:<attribute>`` (found again
-through the marks index), with ``about:other`` or ``about:plan`` beside it
-when it is not the user's fact.
+through the marks index), with ``about:other``, ``about:plan``,
+``about:past`` or ``about:liking`` beside it when it holds no value of the
+user's that a newer statement could replace. Two memories of one
+conversation never retire each other here: the rules compare them.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from memoryd.ingest.attribute_tables import ATTRIBUTES, CUE_BONUS, CUES
 from memoryd.models import (
     ABOUT_PREFIX,
     LIKING_MARK,
@@ -73,292 +83,6 @@ SECOND = 0.1
 # memories of one attribute read back to retire (a space states each a few times)
 MAX_HOLDERS = 200
 
-# attribute -> (single-valued, example statements)
-ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
-    "residence": (
-        True,
-        (
-            "I live in Madrid.",
-            "We moved to a new city last month.",
-            "I relocated to another country for good.",
-            "My home is in Toronto now.",
-            "I'm based in London these days.",
-            "我住在上海。",
-            "我们搬家到成都了。",
-            "现在定居在深圳。",
-        ),
-    ),
-    "work": (
-        True,
-        (
-            "I work as a nurse at the hospital.",
-            "I got a new job at Google.",
-            "I joined a startup as an engineer.",
-            "I was hired by a bank.",
-            "I changed jobs and now work at Amazon.",
-            "I quit my job and started at another company.",
-            "我在腾讯上班。",
-            "我换工作了，去了一家新公司。",
-            "我是一名老师。",
-            "我入职了一家互联网公司做产品经理。",
-        ),
-    ),
-    "diet": (
-        True,
-        (
-            "I am vegetarian.",
-            "I follow a vegan diet.",
-            "I eat meat again.",
-            "I'm on a keto diet.",
-            "I don't eat gluten.",
-            "我吃素。",
-            "我开始吃肉了。",
-            "我在减肥，只吃低碳水的东西。",
-        ),
-    ),
-    "car": (
-        True,
-        (
-            "I drive a Honda Civic.",
-            "I bought a new car, a Tesla.",
-            "I sold my car.",
-            "My car is a Toyota.",
-            "我开的是一辆丰田。",
-            "我买了新车，换成了比亚迪。",
-            "我把车卖了。",
-        ),
-    ),
-    "phone": (
-        True,
-        (
-            "My phone is an iPhone.",
-            "I switched to an Android phone.",
-            "I got a new Samsung phone.",
-            "我用的手机是华为。",
-            "我换了个新手机，小米的。",
-        ),
-    ),
-    "editor": (
-        True,
-        (
-            "I code in VS Code.",
-            "My editor is Vim.",
-            "I switched my IDE to IntelliJ.",
-            "I write code in Emacs.",
-            "我写代码用VS Code。",
-            "我的编辑器换成了Vim。",
-        ),
-    ),
-    "drink": (
-        True,
-        (
-            "I drink coffee every morning.",
-            "I switched from coffee to tea.",
-            "I quit drinking alcohol.",
-            "My usual drink is beer.",
-            "我每天早上喝咖啡。",
-            "我戒酒了。",
-            "我改喝茶了。",
-        ),
-    ),
-    "partner": (
-        True,
-        (
-            "My girlfriend's name is Anna.",
-            "I'm married to David.",
-            "We broke up.",
-            "I'm dating someone new.",
-            "I got engaged.",
-            "我有女朋友了。",
-            "我们分手了。",
-            "我结婚了。",
-        ),
-    ),
-    "gym": (
-        True,
-        (
-            "I go to the gym at Equinox.",
-            "I joined a new gym.",
-            "I cancelled my gym membership.",
-            "我办了一张健身房的卡。",
-            "我换了一家健身房。",
-        ),
-    ),
-    "school": (
-        True,
-        (
-            "I study at the university.",
-            "I'm doing a master's degree.",
-            "I got into a PhD program.",
-            "我在大学读研究生。",
-            "我考上了研究生。",
-        ),
-    ),
-    "team": (
-        True,
-        (
-            "I'm a fan of the Lakers.",
-            "My favourite football team is Arsenal.",
-            "I support the Yankees.",
-            "我是湖人的球迷。",
-            "我支持皇马。",
-        ),
-    ),
-    "music_app": (
-        True,
-        (
-            "I listen to music on Spotify.",
-            "I switched to Apple Music.",
-            "我用网易云听歌。",
-            "我听歌换成了QQ音乐。",
-        ),
-    ),
-    "smoking": (
-        True,
-        (
-            "I smoke a pack a day.",
-            "I quit smoking.",
-            "我抽烟。",
-            "我戒烟了。",
-        ),
-    ),
-    "food": (
-        True,
-        (
-            "My favourite food is sushi.",
-            "I love Italian cuisine.",
-            "我最喜欢吃火锅。",
-            "我爱吃湘菜。",
-        ),
-    ),
-    "eyewear": (
-        True,
-        (
-            "I wear glasses.",
-            "I switched to contact lenses.",
-            "I had laser eye surgery.",
-            "我戴眼镜。",
-            "我做了近视手术。",
-        ),
-    ),
-    "instrument": (
-        False,
-        (
-            "I play the piano.",
-            "I started learning the violin.",
-            "我会弹钢琴。",
-            "我在学吉他。",
-        ),
-    ),
-    "pet": (
-        False,
-        (
-            "I have a dog named Rex.",
-            "We adopted a cat.",
-            "我家养了一只猫。",
-            "我养了一条狗。",
-        ),
-    ),
-    "hobby": (
-        False,
-        (
-            "I love hiking on weekends.",
-            "I started learning the guitar.",
-            "My hobby is painting.",
-            "我喜欢周末去爬山。",
-            "我最近开始学画画。",
-        ),
-    ),
-    "language": (
-        False,
-        (
-            "I speak Spanish.",
-            "I'm learning Japanese.",
-            "我会说日语。",
-            "我在学西班牙语。",
-        ),
-    ),
-}
-
-# words that name an attribute's subject matter: English words (bounded by non-letters, so
-# "GoLand" is found inside Chinese text too) and Chinese ones. In English each found adds
-# CUE_BONUS to the attribute's similarity; Chinese is read by these words alone, the bundled
-# embedder reading English only. Written from the tuning half, measured on the confirming.
-CUE_BONUS = 0.15
-_CUE_WORDS: dict[str, tuple[str, str]] = {
-    "residence": (
-        r"liv(?:e|es|ed|ing)|mov(?:e|ed|ing)|relocat\w*|based in|home|apartment|flat|house|"
-        r"neighbou?rhood|city|settled|(?:i'?m|i am|we'?re|we are)\s+(?:now\s+)?in",
-        r"住|搬|定居|落户|租房|老家|安顿|调到|城市",
-    ),
-    "work": (
-        r"work(?:s|ed|ing)?|job|hired|joined|company|startup|employer|quit|promot\w*|career|"
-        r"position|role|office|intern\w*|left \w+ for|started at|new gig|"
-        r"as an? (?:\w+ )?\w+(?:er|or|ist|ant|ian|ive)",
-        r"上班|工作|入职|跳槽|跳到|跳去|公司|辞职|离职|单位|岗位|实习|创业|打工|开了家|教职|"
-        r"(?:做|当|是一名|是个)[^，。,.!！]{0,8}(?:开发|工程师|经理|老师|教师|医生|护士|律师|会计|"
-        r"策划|运营|设计|算法|销售|研究|助理|分析师|咨询|程序员|主管|总监|编辑|记者|厨师|司机|后端|"
-        r"前端|产品)",
-    ),
-    "car": (
-        r"driv(?:e|es|ing)|drove|car|truck|suv|sedan|jeep|tesla|toyota|honda|bmw|ford|subaru|"
-        r"prius|corolla|civic",
-        r"车|驾照|辆|开的是|丰田|本田|大众|宝马|奔驰|奥迪|特斯拉|比亚迪|蔚来|小鹏|吉利|别克|马自达|日产",
-    ),
-    "phone": (r"phone|iphone|android|pixel|galaxy|smartphone", r"手机"),
-    "editor": (
-        r"editor|ide|vim|neovim|emacs|vs ?code|intellij|sublime|pycharm|webstorm|goland|"
-        r"cursor|zed|helix",
-        r"编辑器|写代码",
-    ),
-    "drink": (
-        r"coffee|tea|beer|wine|drink\w*|alcohol|espresso|latte|whiskey|soda|booze|sober|ipa",
-        r"咖啡|茶|酒|喝|美式|拿铁|饮料|奶茶",
-    ),
-    "diet": (
-        r"vegan|vegetarian|meat|keto|gluten|diet|pescatarian|paleo|carbs?",
-        r"吃素|吃肉|素食|饮食|减肥|忌口|生酮|戒糖",
-    ),
-    "food": (
-        r"food|cuisine|dish|sushi|pizza|ramen|tacos|curry",
-        r"川菜|粤菜|湘菜|鲁菜|日料|火锅|烧烤|菜系|口味",
-    ),
-    "partner": (
-        r"girlfriend|boyfriend|married|wife|husband|dating|engaged|broke up|single|"
-        r"divorc\w*|fianc\w*|partner",
-        r"男朋友|女朋友|结婚|分手|离婚|对象|单身|脱单",
-    ),
-    "gym": (r"gym|fitness|workouts?|crossfit|membership", r"健身|团课|私教|办卡"),
-    "school": (
-        r"university|college|degree|phd|master'?s|school|grad|semester|enrolled",
-        r"读研|大学|研究生|博士|读博|本科|学校|考研|上学|入学|报到|学院|专业",
-    ),
-    "team": (r"fan of|support(?:er|ing)?|team|club|season tickets?", r"球迷|主队|队"),
-    "music_app": (
-        r"spotify|apple music|music|playlist|streaming",
-        r"听歌|音乐|歌单|网易云",
-    ),
-    "smoking": (r"smok\w*|cigarettes?|vap\w*|nicotine", r"抽烟|吸烟|戒烟|烟"),
-    "eyewear": (r"glasses|contacts|contact lenses|lasik|eyesight", r"眼镜|隐形|近视|飞秒"),
-    "pet": (r"dog|cat|puppy|kitten|pet|adopted", r"狗|猫|宠物"),
-    "hobby": (
-        r"hobby|hiking|painting|climbing|knitting|pottery|photography|running|surfing|"
-        r"skiing|cycling",
-        r"爱好|画画|爬山|羽毛球|网球|滑雪|钓鱼|摄影|跑步|晨跑|游泳|潜水|飞盘|入坑|迷上",
-    ),
-    "instrument": (
-        r"piano|guitar|violin|drums|cello|ukulele|instrument|saxophone|flute|bass",
-        r"钢琴|吉他|小提琴|二胡|尤克里里|架子鼓|乐器",
-    ),
-    "language": (
-        r"speak|spanish|japanese|french|german|mandarin|language|fluent",
-        r"说.{0,3}语|学.{0,3}语|日语|英语|法语|德语|西班牙语",
-    ),
-}
-CUES: dict[str, re.Pattern[str]] = {
-    name: re.compile(rf"(?<![a-z])(?:{en})(?![a-z])|{zh}", re.IGNORECASE)
-    for name, (en, zh) in _CUE_WORDS.items()
-}
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # a statement mostly in these characters is read by its words (the share of its characters)
 CJK_SHARE = 0.3

@@ -163,7 +163,13 @@ class MemoryService:
 
     # ------------------------------------------------------------------ direct memories
     def add(
-        self, content: str, *, key: str | None = None, replaces: str | None = None, **fields: Any
+        self,
+        content: str,
+        *,
+        key: str | None = None,
+        replaces: str | None = None,
+        share: bool = True,
+        **fields: Any,
     ) -> Memory:
         """Store one memory now.
 
@@ -172,9 +178,11 @@ class MemoryService:
         fact supersedes it too, with history: the memory named by ``replaces``,
         or else the one whose slot its words fill ("I live in Munich" after "I
         live in Berlin"). Content already held by a direct memory (or by the
-        key) is a repeat: that memory is returned, recalled once more.
+        key) is a repeat: that memory is returned, recalled once more. A new
+        memory is copied into the spaces whose auto-share rules watch it, unless
+        ``share`` is False (memoryd's own probes).
         """
-        return self.memories.add(content, key=key, replaces=replaces, **fields)
+        return self.memories.add(content, key=key, replaces=replaces, share=share, **fields)
 
     def resolve_id(self, memory_id: Any, spaces: Sequence[str] | None = None) -> str:
         """The full id of a memory from its id or any unique prefix of it (4+ characters)."""

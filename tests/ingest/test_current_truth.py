@@ -21,6 +21,7 @@ from memoryd.hooks.config import HookConfig
 from memoryd.imports.formats import chatgpt_conversation
 from memoryd.ingest.rules import extract_facts
 from memoryd.models import OTHER_MARK, Category, Status
+from memoryd.proxy.memory_api import health
 from memoryd.sdk import Memory
 from memoryd.store import MemoryFilter
 
@@ -173,8 +174,9 @@ def test_a_direct_add_gets_the_category_its_content_implies_and_keeps_it(mem: Me
 def test_auto_share_applies_whatever_door_adds_the_memory(mem: Memory) -> None:
     svc = mem.service
     team = svc.spaces.create("family", "team")
-    svc.spaces.add_rule(team.id, source_space=svc.space_id, categories=["profile"])
+    svc.spaces.add_rule(team.id, source_space=svc.space_id)  # every new memory
     added = mem.add("I live in Oslo")  # the SDK, not REST or MCP
+    health(svc)  # the proxy API's probe writes a memory too, and is never shared
     copies = svc.store.list_memories(svc.tenant_id, [team.id], MemoryFilter(), limit=10)[0]
     assert [c.content for c in copies] == [added.content]
 

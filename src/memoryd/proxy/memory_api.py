@@ -190,7 +190,9 @@ def health(svc: MemoryService) -> dict[str, Any]:
     out: dict[str, Any] = {"working": False}
     memory = None
     try:
-        memory = svc.add(f"memoryd health check {key}", key=key, source="api/memory/health")
+        memory = svc.add(  # a probe: never copied into a space that auto-shares
+            f"memoryd health check {key}", key=key, source="api/memory/health", share=False
+        )
         listed, _ = svc.store.list_memories(
             svc.tenant_id, [svc.space_id], MemoryFilter(key=key, state=[State.ACTIVE])
         )

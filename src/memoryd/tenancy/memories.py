@@ -78,7 +78,13 @@ class TenantMemories(TenantScope):
         return memory
 
     def add(
-        self, content: str, *, key: str | None = None, replaces: str | None = None, **fields: Any
+        self,
+        content: str,
+        *,
+        key: str | None = None,
+        replaces: str | None = None,
+        share: bool = True,
+        **fields: Any,
     ) -> Memory:
         """Store one memory now (``MemoryService.add`` says how keys and slots supersede)."""
         from memoryd.ingest.direct_add import add_direct  # the slow path's slot rules
@@ -91,7 +97,7 @@ class TenantMemories(TenantScope):
             content, tenant_id=self.tenant_id, space_id=self.space_id, key=key, **fields
         )
         stored = add_direct(self, memory, fields, key, replaces)
-        if stored.id == memory.id:  # a new memory (a repeat returns the one it repeats)
+        if share and stored.id == memory.id:  # new (a repeat returns the one it repeats)
             # the space's auto-share rules, whatever door the memory came through
             Sharing(self).apply_auto_share(stored)
         return stored

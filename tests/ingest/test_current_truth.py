@@ -192,3 +192,10 @@ def test_auto_share_applies_whatever_door_adds_the_memory(mem: Memory) -> None:
 )
 def test_a_fact_is_stripped_of_what_wraps_it(said: str, fact: str) -> None:
     assert [f.content for f in extract_facts([("user", said)])] == [fact]
+
+
+def test_an_agents_note_leaves_the_users_global_value_be(mem: Memory) -> None:
+    home = mem.add("I live in Denver")
+    note = mem.add("I live in Austin", scope="agent/planner")
+    assert mem.get(home.id).status is Status.CURRENT
+    assert mem.get(note.id).status is Status.CURRENT

@@ -242,14 +242,17 @@ def retire_replaced(mine: TenantMemories, memory: Memory, reading: Reading) -> i
         holders, _ = mine.store.list_memories(
             mine.tenant_id,
             [mine.space_id],
-            MemoryFilter(marks=[ABOUT_PREFIX + attribute], live_at=utcnow()),
+            mine.scoped(MemoryFilter(marks=[ABOUT_PREFIX + attribute], live_at=utcnow())),
             limit=MAX_HOLDERS,
             with_total=False,
         )
+        # a statement changes the user's values of its own scope only (an agent's note
+        # leaves the global ones be), and never what the one adding it cannot see
         users = [
             h
             for h in holders
             if h.id != memory.id
+            and h.scope == memory.scope
             and not NOT_A_VALUE_MARKS & set(h.marks)
             and not _same_conversation(h, memory)
         ]

@@ -242,3 +242,8 @@ def changes_value(new: str, old: str) -> bool:
         return True
     # names something new beside what it shares, and says the value changed
     return bool(words - before) and bool(_CHANGED.search(text) or _NEW_VALUE.search(text))
+
+
+def names_a_value_of(new: str, old: str) -> bool:
+    """``new`` names one of ``old``'s values (a word or character pair of them in common)."""
+    return bool(value_words(new) & value_words(old))

@@ -199,3 +199,11 @@ def test_an_agents_note_leaves_the_users_global_value_be(mem: Memory) -> None:
     note = mem.add("I live in Austin", scope="agent/planner")
     assert mem.get(home.id).status is Status.CURRENT
     assert mem.get(note.id).status is Status.CURRENT
+
+
+def test_a_value_said_to_be_over_ends_that_value_only(mem: Memory) -> None:
+    mochi = mem.add("We have a cat named Mochi")
+    rex = mem.add("I have a dog called Rex")
+    mem.add("Our old cat Mochi passed away last week")
+    assert mem.get(mochi.id).status is Status.SUPERSEDED
+    assert mem.get(rex.id).status is Status.CURRENT  # pets accumulate: one ending ends one

@@ -68,6 +68,7 @@ from memoryd.statements import (
     is_past,
     is_plan,
     is_question,
+    names_a_value_of,
     said,
 )
 from memoryd.store import MemoryFilter
@@ -107,6 +108,13 @@ class Part:
             return []
         return [a for a in self.attributes if ATTRIBUTES[a][0]]
 
+    def ending(self) -> list[str]:
+        """The attributes (single- or multi-valued) one of whose user values this sentence
+        says is over, and names ("our cat Mochi passed away", "I stopped drinking coffee")."""
+        if self.other or self.plan or self.past or not self.ends_only:
+            return []
+        return list(self.attributes)
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -120,6 +128,9 @@ class Reading:
 
     def replacing(self) -> list[str]:
         return list(dict.fromkeys(a for p in self.parts for a in p.replacing()))
+
+    def ending(self) -> list[str]:
+        return list(dict.fromkeys(a for p in self.parts for a in p.ending()))
 
     def marks(self) -> list[str]:
         """``about:<attribute>`` for each; ``about:other`` (``plan``, ``past``, ``liking``)
@@ -238,25 +249,9 @@ def retire_replaced(mine: TenantMemories, memory: Memory, reading: Reading) -> i
     from memoryd.ingest.apply import retire
 
     retired = 0
+    when = said_at(memory)
     for attribute in reading.replacing():
-        holders, _ = mine.store.list_memories(
-            mine.tenant_id,
-            [mine.space_id],
-            mine.scoped(MemoryFilter(marks=[ABOUT_PREFIX + attribute], live_at=utcnow())),
-            limit=MAX_HOLDERS,
-            with_total=False,
-        )
-        # a statement changes the user's values of its own scope only (an agent's note
-        # leaves the global ones be), and never what the one adding it cannot see
-        users = [
-            h
-            for h in holders
-            if h.id != memory.id
-            and h.scope == memory.scope
-            and not NOT_A_VALUE_MARKS & set(h.marks)
-            and not _same_conversation(h, memory)
-        ]
-        when = said_at(memory)
+        users = _user_values(mine, memory, attribute)
         newer = [h for h in users if said_at(h) > when and changes_value(h.content, memory.content)]
         if newer:  # said before what holds now: history from the start
             latest = min(newer, key=said_at)
@@ -266,7 +261,33 @@ def retire_replaced(mine: TenantMemories, memory: Memory, reading: Reading) -> i
             if said_at(old) < when and changes_value(memory.content, old.content):
                 retire(mine, old, memory, when)
                 retired += 1
+    for attribute in reading.ending():  # only the value it names ends, the others stand
+        for old in _user_values(mine, memory, attribute):
+            if said_at(old) < when and names_a_value_of(memory.content, old.content):
+                retire(mine, old, memory, when)
+                retired += 1
     return retired
+
+
+def _user_values(mine: TenantMemories, memory: Memory, attribute: str) -> list[Memory]:
+    """The current memories stating the user's value of ``attribute`` that ``memory`` may
+    change: of its own scope (an agent's note leaves the global ones be), seen by whoever
+    adds it, and not of its own conversation."""
+    holders, _ = mine.store.list_memories(
+        mine.tenant_id,
+        [mine.space_id],
+        mine.scoped(MemoryFilter(marks=[ABOUT_PREFIX + attribute], live_at=utcnow())),
+        limit=MAX_HOLDERS,
+        with_total=False,
+    )
+    return [
+        h
+        for h in holders
+        if h.id != memory.id
+        and h.scope == memory.scope
+        and not NOT_A_VALUE_MARKS & set(h.marks)
+        and not _same_conversation(h, memory)
+    ]
 
 
 def read_session(mine: TenantMemories, session_id: str | None) -> int:

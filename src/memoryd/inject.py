@@ -180,8 +180,10 @@ def recalled(item: Memory | ScoredMemory | Mapping[str, Any]) -> Recalled:
         item = item.memory
     if isinstance(item, Memory):
         stale = item.memory_type is MemoryType.SESSION and item.superseded_by is not None
-        said = item.valid_from or item.created_at  # its age is the age of what it says
-        return Recalled(_stale(item.content, stale), item.category, said, item.id, shared_by(item))
+        # its age is the age of what it says
+        return Recalled(
+            _stale(item.content, stale), item.category, item.said_at, item.id, shared_by(item)
+        )
     data = item.get("memory", item)
     if not isinstance(data, Mapping):
         raise TypeError("a memory mapping needs its fields, or a 'memory' key holding them")

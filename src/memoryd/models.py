@@ -275,6 +275,12 @@ class Memory(BaseModel):
     def status(self) -> Status:
         return self.status_at()
 
+    @property
+    def said_at(self) -> datetime:
+        """When what it says was said (or began to hold): its ``valid_from``, else when it
+        was stored. Which of two values is newer is decided by this, never by storage."""
+        return self.valid_from or self.created_at
+
     def is_live(self, at: datetime) -> bool:
         """Valid at ``at``: active, not superseded, ended or expired by then."""
         return self.status_at(at) is Status.CURRENT

@@ -97,7 +97,7 @@ def attribute_holders(service: MemoryService) -> list[Memory]:
         mine = [m for m in rows if not {OTHER_MARK, PLAN_MARK, PAST_MARK} & set(m.marks)]
         if any(m.memory_type is not MemoryType.SESSION for m in mine):
             continue  # a distilled or pinned memory states it: the profile has it already
-        newest = sorted(mine, key=lambda m: m.valid_from or m.created_at, reverse=True)
+        newest = sorted(mine, key=lambda m: m.said_at, reverse=True)
         for turn in newest[:1] if single else newest:
             out.append(turn.model_copy(update={"content": said(turn.content)}))
     return out
@@ -110,7 +110,7 @@ def current_facts(memories: Iterable[Memory]) -> list[Memory]:
     stands for it; a value said twice (pinned and distilled, or in other
     words) is listed once; memories without a slot are compared by their words.
     """
-    newest_first = sorted(memories, key=lambda m: m.valid_from or m.created_at, reverse=True)
+    newest_first = sorted(memories, key=lambda m: m.said_at, reverse=True)
     seen: set[tuple[str, ...]] = set()
     out = []
     for memory in newest_first:

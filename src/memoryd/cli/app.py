@@ -201,7 +201,7 @@ def memory_table(
         if m.status is not Status.CURRENT:  # replaced, ended, archived: never shown as holding
             kind += f", {m.status.value}"
         row = [short(m.id), escape(m.content), m.category.value, kind]
-        row.append(_when(m.valid_from or m.created_at))
+        row.append(_when(m.said_at))
         if similarities is not None:
             sim = similarities[i]
             row.insert(0, "" if sim is None else f"{sim:.3f}")

@@ -105,7 +105,7 @@ class Recall:
                 log.warning("L3 recall failed: %s", exc)
                 out.layers["error"] = [exc.message]
         hits = [m for m in hits if not any(t and t in m.content for t in shown)]
-        lines = [self._line(m.content, m.valid_from or m.created_at) for m in hits]
+        lines = [self._line(m.content, m.said_at) for m in hits]
         if compacted is not None and self.config.l3_conversation_hits and query.strip():
             said = [m.content for m in hits] + list(shown)
             for message in compacted(query, self.config.l3_conversation_hits):

@@ -64,10 +64,6 @@ def fact_marks(fact: Fact, slot: str | None = None) -> list[str]:
     return own
 
 
-def _start(memory: Memory) -> datetime:
-    return memory.valid_from or memory.created_at
-
-
 def apply_decision(
     mine: TenantMemories, verdict: Verdict, fact: Fact, payload: dict[str, Any]
 ) -> Memory | None:
@@ -142,13 +138,13 @@ def _supersede(
     """The new value replaces the target, or, said before it, becomes its history."""
     slot = slot_value(target)[0] if fact.old_value is not None else None
     marks = fact_marks(fact, slot)
-    if fact.valid_from is not None and fact.valid_from < _start(target):
+    if fact.valid_from is not None and fact.valid_from < target.said_at:
         # said before the value it would replace: history, already superseded by it
         created = _create(mine, verdict, fact, payload, marks, relations=[])
         mine.update(
-            created.id, invalidated_at=utcnow(), superseded_by=target.id, valid_to=_start(target)
+            created.id, invalidated_at=utcnow(), superseded_by=target.id, valid_to=target.said_at
         )
-        retire_turns(mine, created, target, _start(target))
+        retire_turns(mine, created, target, target.said_at)
         return created
     created = _create(mine, verdict, fact, payload, marks)
     retire(mine, target, created, fact.valid_from)
@@ -170,7 +166,7 @@ def retire(mine: TenantMemories, old: Memory, new: Memory, said_at: datetime | N
     """``new`` replaces ``old``: invalidate it, end its validity when the change was said
     (now, where not known), and mark the turns that stated it."""
     now = utcnow()
-    ends = said_at if said_at is not None and said_at > _start(old) else now
+    ends = said_at if said_at is not None and said_at > old.said_at else now
     mine.update(old.id, invalidated_at=now, superseded_by=new.id, valid_to=ends)
     retire_turns(mine, old, new, ends)
 

@@ -41,7 +41,6 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -238,10 +237,6 @@ def _same_conversation(a: Memory, b: Memory) -> bool:
     return a.session_id is not None and a.session_id == b.session_id
 
 
-def said_at(memory: Memory) -> datetime:
-    return memory.valid_from or memory.created_at
-
-
 def retire_replaced(mine: TenantMemories, memory: Memory, reading: Reading) -> int:
     """For each attribute whose value ``memory`` replaces: retire the current memories of
     it said before ``memory``; or ``memory`` itself when a newer one holds it. The number
@@ -249,21 +244,21 @@ def retire_replaced(mine: TenantMemories, memory: Memory, reading: Reading) -> i
     from memoryd.ingest.apply import retire
 
     retired = 0
-    when = said_at(memory)
+    when = memory.said_at
     for attribute in reading.replacing():
         users = _user_values(mine, memory, attribute)
-        newer = [h for h in users if said_at(h) > when and changes_value(h.content, memory.content)]
+        newer = [h for h in users if h.said_at > when and changes_value(h.content, memory.content)]
         if newer:  # said before what holds now: history from the start
-            latest = min(newer, key=said_at)
-            retire(mine, memory, latest, said_at(latest))
+            latest = min(newer, key=lambda h: h.said_at)
+            retire(mine, memory, latest, latest.said_at)
             return retired + 1
         for old in users:
-            if said_at(old) < when and changes_value(memory.content, old.content):
+            if old.said_at < when and changes_value(memory.content, old.content):
                 retire(mine, old, memory, when)
                 retired += 1
     for attribute in reading.ending():  # only the value it names ends, the others stand
         for old in _user_values(mine, memory, attribute):
-            if said_at(old) < when and names_a_value_of(memory.content, old.content):
+            if old.said_at < when and names_a_value_of(memory.content, old.content):
                 retire(mine, old, memory, when)
                 retired += 1
     return retired

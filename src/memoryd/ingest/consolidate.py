@@ -31,7 +31,6 @@ import logging
 import uuid
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,10 +72,6 @@ DUPLICATE = frozenset((Decision.SKIP, Decision.SUPPORT))
 CHANGE = frozenset((Decision.SUPERSEDE, Decision.CONTRADICT))
 
 
-def _start(memory: Memory) -> datetime:
-    return memory.valid_from or memory.created_at
-
-
 def fact_of(memory: Memory) -> Fact:
     """A stored memory as the reconciler takes a new fact: its slot from its marks (or its
     words), and what its sentence says about change, read again by the rules."""
@@ -90,7 +85,7 @@ def fact_of(memory: Memory) -> Fact:
         slot=slot,
         value=value,
         negative=negative,
-        valid_from=_start(memory),
+        valid_from=memory.said_at,
         session_id=memory.session_id,
     )
     if slot is not None:
@@ -121,7 +116,7 @@ class Consolidation:
             )  # fmt: skip
             out += rows
             if len(rows) < PAGE:
-                return sorted(out, key=_start)
+                return sorted(out, key=lambda m: m.said_at)
             offset += PAGE
 
     def run(self) -> dict[str, Any]:
@@ -169,7 +164,7 @@ class Consolidation:
                 for c in existing_for(mine, fact, np.asarray(vector, dtype=np.float32))
                 if c.memory.id != memory.id
                 and c.memory.id not in retired
-                and (_start(c.memory), c.memory.id) < (_start(memory), memory.id)
+                and (c.memory.said_at, c.memory.id) < (memory.said_at, memory.id)
             ]
             if older:
                 work.append((memory, fact, older))
@@ -218,7 +213,7 @@ class Consolidation:
         is written onto the later; a change retires the earlier.
         """
         mine, now = self.memories, utcnow()
-        later, earlier = (new, old) if _start(new) >= _start(old) else (old, new)
+        later, earlier = (new, old) if new.said_at >= old.said_at else (old, new)
         if decision in DUPLICATE:
             if _pinned(earlier) and not _pinned(later):
                 later, earlier = earlier, later
@@ -231,7 +226,7 @@ class Consolidation:
             mine.update(earlier.id, invalidated_at=now, superseded_by=later.id, valid_to=now)
             return earlier.id
         if decision in CHANGE:
-            retire(mine, earlier, later, _start(later))
+            retire(mine, earlier, later, later.said_at)
             return earlier.id
         return None
 

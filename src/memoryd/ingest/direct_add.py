@@ -134,7 +134,7 @@ def store_direct(
             raise ValidationError(f"memory {old.id} is not a current memory of this space")
         if said_before(memory, old):  # an old value arriving late: the history it is
             mine.store.insert_memories([memory], [vector], actor=memory.agent_id)
-            retire(mine, memory, old, old.valid_from or old.created_at)
+            retire(mine, memory, old, old.said_at)
             return mine.get(memory.id)
         link = Relation(relation_type=RelationType.SUPERSEDES, target_id=old.id)
         memory.relations = [*memory.relations, link]
@@ -153,7 +153,7 @@ def store_direct(
 
 def said_before(new: Memory, old: Memory) -> bool:
     """``new`` tells of a time before ``old`` held: it cannot replace it."""
-    return new.valid_from is not None and new.valid_from < (old.valid_from or old.created_at)
+    return new.valid_from is not None and new.valid_from < old.said_at
 
 
 def replaced_by_direct(

@@ -192,7 +192,7 @@ def slot_guard(fact: Fact, candidates: list[Candidate]) -> tuple[Decision, Memor
         # the memory a change names first, a change before a repeat, then the newest
         decision, memory = pair
         named = fact.old_value is not None and slots.related(fact.old_value, slot_value(memory)[1])
-        return named, decision is Decision.SUPERSEDE, memory.valid_from or memory.created_at
+        return named, decision is Decision.SUPERSEDE, memory.said_at
 
     return max(decided, key=rank)
 

@@ -86,7 +86,7 @@ def date_match(candidates: list[Candidate], query: str, config: SearchConfig) ->
     if not refs:
         return candidates
     for c in candidates:
-        when = c.mem.valid_from or c.mem.created_at
+        when = c.mem.said_at
         if any(ref.covers(when) for ref in refs):
             c.score *= config.date_boost
     return candidates

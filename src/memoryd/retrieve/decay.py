@@ -38,7 +38,7 @@ def _days(later: datetime, earlier: datetime) -> float:
 
 
 def recency(memory: Memory, now: datetime) -> float:
-    happened = memory.valid_from or memory.created_at
+    happened = memory.said_at
     reference = max(happened, memory.last_accessed_at or happened)
     t = _days(now, reference)
     lam = math.log(2) / (HALF_LIFE_DAYS * math.exp(IMPORTANCE_MODULATION * memory.importance))

@@ -111,11 +111,12 @@ def recall_block(
 
 
 def _near(svc: MemoryService, query: str, memories: list[Memory]) -> list[Memory]:
-    """The memories whose vectors are within the recall floor of the query's."""
-    if not memories:
+    """The memories whose vectors are within the recall floor of the query's: the vector
+    the search just computed for it (as ``similarity`` is), not a second embedding."""
+    asked = svc.retriever.query_vector(query) if memories else None
+    if asked is None:  # nothing to weigh, or no vector: nothing shown to be near
         return []
     vectors = svc.store.vectors_of([m.id for m in memories])
-    asked = svc.embed([query])[0]
     return [
         m
         for m in memories

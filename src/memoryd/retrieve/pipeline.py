@@ -119,6 +119,11 @@ class Retriever:
         vector.flags.writeable = False  # shared by every search of this query
         return vector
 
+    def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
+        """The query's vector as search embeds it (the model's query form, cached for
+        repeated queries, never stored); None when the model failed."""
+        return self._embed_query(query)
+
     def _embed_query(self, query: str) -> npt.NDArray[np.float32] | None:
         try:
             return self._embed_cached(query)

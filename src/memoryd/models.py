@@ -38,6 +38,8 @@ OTHER_MARK = "about:other"
 PLAN_MARK = "about:plan"
 PAST_MARK = "about:past"
 LIKING_MARK = "about:liking"
+# read, and about none of the attributes: not read again
+NOTHING_MARK = "about:none"
 # a statement so marked holds no value of its attribute that a newer one could replace
 NOT_A_VALUE_MARKS = frozenset((OTHER_MARK, PLAN_MARK, PAST_MARK, LIKING_MARK))
 

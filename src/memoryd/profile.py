@@ -11,13 +11,13 @@ from datetime import timedelta
 from typing import Any
 
 from memoryd.ingest.attribute_tables import ATTRIBUTES
+from memoryd.ingest.conversation import spoken
 from memoryd.ingest.reconcile import slot_value
 from memoryd.ingest.slots import single_valued
 from memoryd.models import (
     ABOUT_PREFIX,
-    OTHER_MARK,
-    PAST_MARK,
-    PLAN_MARK,
+    LIKING_MARK,
+    NOT_A_VALUE_MARKS,
     Category,
     Memory,
     MemoryType,
@@ -25,7 +25,6 @@ from memoryd.models import (
     utcnow,
 )
 from memoryd.service import MemoryService
-from memoryd.statements import said
 from memoryd.store import MemoryFilter
 
 SCAN_LIMIT = 200
@@ -94,12 +93,13 @@ def attribute_holders(service: MemoryService) -> list[Memory]:
             limit=MAX_PER_ATTRIBUTE,
             with_total=False,
         )
-        mine = [m for m in rows if not {OTHER_MARK, PLAN_MARK, PAST_MARK} & set(m.marks)]
+        # the user's own values: a liking is one of them, another person's fact or a plan not
+        mine = [m for m in rows if not (NOT_A_VALUE_MARKS - {LIKING_MARK}) & set(m.marks)]
         if any(m.memory_type is not MemoryType.SESSION for m in mine):
             continue  # a distilled or pinned memory states it: the profile has it already
         newest = sorted(mine, key=lambda m: m.said_at, reverse=True)
         for turn in newest[:1] if single else newest:
-            out.append(turn.model_copy(update={"content": said(turn.content)}))
+            out.append(turn.model_copy(update={"content": spoken(turn.content)}))
     return out
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from memoryd.ingest.conversation import spoken
 from memoryd.ingest.rule_tables import META, QUESTION
 
 # another person as the subject: "my sister …", "my coworker Lina …", "我老公…", "我妈…"
@@ -70,12 +71,6 @@ _CHANGED = re.compile(
     r"these days|nowadays)\b|现在|改|换|不再|戒|开始|如今",
     re.IGNORECASE,
 )
-
-
-def said(text: str) -> str:
-    """What a person said, without a turn's ``role: `` prefix."""
-    head, sep, rest = text.partition(": ")
-    return rest if sep and head in ("user", "assistant", "human") else text
 
 
 def is_other(words: str) -> bool:
@@ -175,7 +170,7 @@ def names_the_other(query: str, statement: str) -> bool:
     if _RELATION.search(query):
         return True
     folded = query.casefold()
-    names = {n.casefold() for n in _NAME.findall(said(statement))} - {"the", "my"}
+    names = {n.casefold() for n in _NAME.findall(spoken(statement))} - {"the", "my"}
     return any(n in folded for n in names)
 
 
@@ -219,7 +214,7 @@ _REPLACES_NAMED = re.compile(
 def value_words(text: str) -> set[str]:
     """The words of a statement that name values: English words and Chinese character pairs
     that are neither function words nor words of the attributes themselves."""
-    folded = said(text).casefold()
+    folded = spoken(text).casefold()
     words = {w.strip("'") for w in _EN_WORD.findall(folded)} - _STOP_EN
     for run in _CJK_RUN.findall(_STOP_ZH_WORDS.sub(" ", folded)):
         kept = "".join(c if c not in _STOP_ZH else " " for c in run)
@@ -237,7 +232,7 @@ def changes_value(new: str, old: str) -> bool:
     words, before = value_words(new), value_words(old)
     if not words & before:
         return True
-    text = said(new)
+    text = spoken(new)
     if _REPLACES_NAMED.search(text):
         return True
     # names something new beside what it shares, and says the value changed

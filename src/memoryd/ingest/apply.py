@@ -177,7 +177,7 @@ def retire_turns(mine: TenantMemories, old: Memory, new: Memory, ends: datetime)
     Those are the turns of ``old``'s conversation that hold the sentence it
     was distilled from, the replies to them, and the turns an earlier change
     already pointed at ``old``. Like the fact they said, they are no longer
-    current (``memoryd.current``): search and every injection leave them out,
+    current (``Memory.status_at``): search and every injection leave them out,
     while ``as_of`` before ``ends`` (when the change was said), the session's
     transcript and history still find them. Nothing said is deleted.
     """

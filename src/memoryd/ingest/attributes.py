@@ -47,10 +47,13 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.ingest.attribute_tables import ATTRIBUTES, CUE_BONUS, CUES
+from memoryd.ingest.conversation import spoken, spoken_by_user
+from memoryd.ingest.phrasing import CJK
 from memoryd.models import (
     ABOUT_PREFIX,
     LIKING_MARK,
     NOT_A_VALUE_MARKS,
+    NOTHING_MARK,
     OTHER_MARK,
     PAST_MARK,
     PLAN_MARK,
@@ -68,7 +71,6 @@ from memoryd.statements import (
     is_plan,
     is_question,
     names_a_value_of,
-    said,
 )
 from memoryd.store import MemoryFilter
 
@@ -83,7 +85,6 @@ SECOND = 0.1
 # memories of one attribute read back to retire (a space states each a few times)
 MAX_HOLDERS = 200
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
 # a statement mostly in these characters is read by its words (the share of its characters)
 CJK_SHARE = 0.3
 # sentences of a message: each is read on its own
@@ -134,7 +135,7 @@ class Reading:
     def marks(self) -> list[str]:
         """``about:<attribute>`` for each; ``about:other`` (``plan``, ``past``, ``liking``)
         when every sentence that names one is another person's (a plan, told as past, a
-        liking)."""
+        liking); ``about:none`` when there is nothing of these: read, about nothing."""
         out = [ABOUT_PREFIX + a for a in self.attributes]
         # whose and how: read from the sentences that name an attribute, else from them all
         named = [p for p in self.parts if p.attributes] or list(self.parts)
@@ -147,7 +148,7 @@ class Reading:
             ):
                 if all(getattr(p, flag) for p in named):
                     out.append(mark)
-        return out
+        return out or [NOTHING_MARK]
 
 
 class Prototypes:
@@ -165,28 +166,23 @@ class Prototypes:
             return found
         labels = [a for a, (_, examples) in ATTRIBUTES.items() for _ in examples]
         texts = [e for _, examples in ATTRIBUTES.values() for e in examples]
-        vectors = _unit(mine.embed(texts))
+        vectors = mine.embed(texts)
         with cls._lock:
             cls._cache[name] = (labels, vectors)
         return labels, vectors
 
 
-def _unit(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
-
-
 def read(texts: Sequence[str], mine: TenantMemories) -> list[Reading]:
     """The reading of each statement, sentence by sentence: a question or a plan beside a
     statement ("Moved to Denver! Any tips?") leaves the statement what it is."""
-    sentences = [[p for p in _SENTENCE.split(said(t)) if p.strip()] for t in texts]
+    sentences = [[p for p in _SENTENCE.split(spoken(t)) if p.strip()] for t in texts]
     english = [p for parts in sentences for p in parts if not _is_cjk(p)]
     rows: dict[str, list[float]] = {}
     labels: list[str] = []
     if english:
         labels, examples = Prototypes.of(mine)
         unique = list(dict.fromkeys(english))
-        sims = _unit(mine.embed(unique)) @ examples.T
+        sims = mine.embed(unique) @ examples.T  # unit rows: the dot product is the cosine
         rows = {text: row.tolist() for text, row in zip(unique, sims, strict=True)}
     out = []
     for parts in sentences:
@@ -211,7 +207,7 @@ def read(texts: Sequence[str], mine: TenantMemories) -> list[Reading]:
 
 
 def _is_cjk(words: str) -> bool:
-    return len(_CJK.findall(words)) >= CJK_SHARE * max(1, len(words.strip()))
+    return len(CJK.findall(words)) >= CJK_SHARE * max(1, len(words.strip()))
 
 
 def _by_meaning(labels: list[str], row: list[float], cued: list[str]) -> list[str]:
@@ -304,17 +300,14 @@ def read_session(mine: TenantMemories, session_id: str | None) -> int:
         m
         for m in rows
         if not any(k.startswith(ABOUT_PREFIX) for k in m.marks)
-        and (m.memory_type is not MemoryType.SESSION or m.content.startswith("user: "))
+        and (m.memory_type is not MemoryType.SESSION or spoken_by_user(m))
     ]
-    if not unread:
-        return 0
-    texts = [said(m.content) for m in unread]
-    readings = read(texts, mine)
     retired = 0
-    for memory, reading in zip(unread, readings, strict=True):
-        marks = reading.marks() or [ABOUT_PREFIX + "none"]
+    # one conversation's memories never retire each other here (_same_conversation), so
+    # each is still current when its turn comes
+    for memory, reading in zip(unread, read([m.content for m in unread], mine), strict=True):
+        marks = reading.marks()
         mine.store.add_marks(memory.id, marks)  # bookkeeping: no new version of the memory
         memory = memory.model_copy(update={"marks": [*memory.marks, *marks]})
-        if memory.is_live(utcnow()):
-            retired += retire_replaced(mine, memory, reading)
+        retired += retire_replaced(mine, memory, reading)
     return retired

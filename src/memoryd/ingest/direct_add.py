@@ -28,7 +28,6 @@ from memoryd.ingest.direct import INHERITED_FIELDS, UPSERT_FIELDS
 from memoryd.ingest.neighbours import existing_for
 from memoryd.ingest.reconcile import Decision, Fact, slot_guard
 from memoryd.models import (
-    ABOUT_PREFIX,
     Memory,
     MemoryType,
     Relation,
@@ -142,7 +141,7 @@ def store_direct(
     if memory.memory_type is MemoryType.PINNED and not memory.key:
         # what the statement is about, by meaning: a newer value of it retires the older
         reading = attributes.read([memory.content], mine)[0]
-        memory.marks = [*memory.marks, *(reading.marks() or [ABOUT_PREFIX + "none"])]
+        memory.marks = [*memory.marks, *reading.marks()]
     mine.store.insert_memories([memory], [vector], actor=memory.agent_id)
     if old is not None:
         retire(mine, old, memory, memory.valid_from)

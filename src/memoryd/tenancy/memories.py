@@ -138,12 +138,10 @@ class TenantMemories(TenantScope):
     def _reread(self, memory: Memory, content: str) -> list[str]:
         """The marks of ``memory`` with what its new content is about in place of the old."""
         from memoryd.ingest.attributes import read
-        from memoryd.statements import said
 
-        text = said(content)
-        reading = read([text], self)[0]
+        reading = read([content], self)[0]  # read() takes a turn's role off itself
         kept = [m for m in memory.marks if not m.startswith(ABOUT_PREFIX)]
-        return [*kept, *(reading.marks() or [ABOUT_PREFIX + "none"])]
+        return [*kept, *reading.marks()]
 
 
 def _time(name: str, value: Any) -> datetime | None:

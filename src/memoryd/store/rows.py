@@ -73,6 +73,12 @@ JSON_LISTS = ("tags", "marks")
 SELECT_COLUMNS = ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
 
 
+def with_marks(held: str | None, marks: Sequence[str]) -> str:
+    """A memory's marks column (JSON text) with ``marks`` added: each once, in order."""
+    kept: list[str] = json.loads(held or "[]")
+    return json.dumps([*kept, *(m for m in dict.fromkeys(marks) if m not in kept)])
+
+
 def to_us(value: datetime | None) -> int | None:
     if value is None:
         return None

@@ -6,7 +6,6 @@ so no door can forget to scope one.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +32,7 @@ from memoryd.store.rows import (
     row_to_memory,
     to_us,
     vector_to_blob,
+    with_marks,
 )
 from memoryd.store.search import SearchLegs
 from memoryd.store.session_layers import SessionLayerStore
@@ -255,13 +255,11 @@ class SQLiteStore(
         """
         with self.write() as conn:
             row = conn.execute("SELECT marks FROM memories WHERE id = ?", (memory_id,)).fetchone()
-            if row is None:
-                return
-            held = json.loads(row[0] or "[]")
-            merged = [*held, *(m for m in dict.fromkeys(marks) if m not in held)]
-            conn.execute(
-                "UPDATE memories SET marks = ? WHERE id = ?", (json.dumps(merged), memory_id)
-            )
+            if row is not None:
+                conn.execute(
+                    "UPDATE memories SET marks = ? WHERE id = ?",
+                    (with_marks(row[0], marks), memory_id),
+                )
 
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
         """Count a recall, and trust a recalled memory a little more (seed 001: +0.02, at most 1).

@@ -8,7 +8,6 @@ process, so every server on the database sees every write at once.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +25,14 @@ from memoryd.store.postgres.filters import where_clause
 from memoryd.store.postgres.memory_history import HISTORY_INSERT, PgMemoryHistory
 from memoryd.store.postgres.memory_reads import PgMemoryReads
 from memoryd.store.postgres.search import PgSearchLegs
-from memoryd.store.rows import MEMORY_COLUMNS, SELECT_COLUMNS, memory_to_row, row_to_memory, to_us
+from memoryd.store.rows import (
+    MEMORY_COLUMNS,
+    SELECT_COLUMNS,
+    memory_to_row,
+    row_to_memory,
+    to_us,
+    with_marks,
+)
 
 log = logging.getLogger(__name__)
 # what one recall adds to a memory's confidence (as in the SQLite store)
@@ -226,14 +232,11 @@ class PgMemories(PgMemoryReads, PgMemoryHistory, PgSearchLegs):
             row = conn.execute(
                 "SELECT marks FROM memories WHERE id = %s FOR UPDATE", (memory_id,)
             ).fetchone()
-            if row is None:
-                return
-            held = json.loads(row[0]) if isinstance(row[0], str) else list(row[0] or [])
-            merged = [*held, *(m for m in dict.fromkeys(marks) if m not in held)]
-            conn.execute(
-                "UPDATE memories SET marks = %s::jsonb WHERE id = %s",
-                (json.dumps(merged), memory_id),
-            )
+            if row is not None:
+                conn.execute(
+                    "UPDATE memories SET marks = %s::jsonb WHERE id = %s",
+                    (with_marks(row[0], marks), memory_id),
+                )
 
     def touch(self, memory_ids: Sequence[str], at_us: int) -> None:
         """Count a recall, and trust a recalled memory a little more (at most 1)."""

@@ -175,7 +175,7 @@ def _after_ingest(mem: Memory, scenario: dict[str, Any]) -> Judged:
     checks = scenario["checks"]
     _ingest(mem, scenario)
     out: Judged = {}
-    out["ingest"] = _first(judge_ranked(_searched(mem, c), c, others) for c in checks)
+    out["ingest"] = _searched_right(mem, scenario)
     out["profile"] = _first(judge_block(_profile_block(mem), c, others) for c in checks)
     hook = _hook_block(mem)
     out["hook"] = _first(judge_block(hook, c, others) for c in checks)
@@ -185,15 +185,14 @@ def _after_ingest(mem: Memory, scenario: dict[str, Any]) -> Judged:
         for c in checks
     )
     mem.consolidate(wait=True, timeout_s=SMART_TASK_TIMEOUT_S)
-    out["consolidate"] = _first(judge_ranked(_searched(mem, c), c, others) for c in checks)
+    out["consolidate"] = _searched_right(mem, scenario)
     return out
 
 
 def _after_add(mem: Memory, scenario: dict[str, Any]) -> Judged:
     for step in scenario["steps"]:
         mem.add(step["say"], valid_from=_said_at(step))
-    others = scenario.get("others", [])
-    return {"add": _first(judge_ranked(_searched(mem, c), c, others) for c in scenario["checks"])}
+    return {"add": _searched_right(mem, scenario)}
 
 
 def _after_import(mem: Memory, scenario: dict[str, Any], folder: Path) -> Judged:
@@ -201,10 +200,13 @@ def _after_import(mem: Memory, scenario: dict[str, Any], folder: Path) -> Judged
     export.write_text(json.dumps(_chatgpt_export(scenario)), encoding="utf-8")
     task = mem.import_file(export)
     mem.wait_for_import(task["id"], timeout_s=SMART_TASK_TIMEOUT_S)
+    return {"import": _searched_right(mem, scenario)}
+
+
+def _searched_right(mem: Memory, scenario: dict[str, Any]) -> str | None:
+    """A search door's verdict: each check's question searched and its ranking judged."""
     others = scenario.get("others", [])
-    return {
-        "import": _first(judge_ranked(_searched(mem, c), c, others) for c in scenario["checks"])
-    }
+    return _first(judge_ranked(_searched(mem, c), c, others) for c in scenario["checks"])
 
 
 def _first(verdicts: Iterable[str | None]) -> str | None:

@@ -401,16 +401,16 @@ def test_truth_harness(tmp_path: Path) -> None:
         "attribute": "residence",
         "others": [],
         "steps": [
-            {"say": "I live in Lisbon.", "at": "2024-01-02"},
+            {"say": "I live in Trondheim.", "at": "2024-01-02"},
             {"say": "We just relocated to Bergen.", "at": "2025-03-02"},
         ],
         "checks": [
-            {"ask": "Where does the user live?", "current": ["Bergen"], "stale": ["Lisbon"]}
+            {"ask": "Which city is the user's home?", "current": ["Bergen"], "stale": ["Trondheim"]}
         ],
     }
     # a value never said: every door must count it wrong, or the harness cannot fail
     unsaid = {**moved, "id": "unsaid", "lang": "zh"}
-    unsaid["checks"] = [{"ask": "用户住在哪里？", "current": ["成都"], "stale": []}]
+    unsaid["checks"] = [{"ask": "用户的家在哪个城市？", "current": ["西宁"], "stale": []}]
     path = tmp_path / "stories.json"
     path.write_text(json.dumps({"half": "smoke", "scenarios": [moved, unsaid]}))
     report = bench(tmp_path, "truth", str(path))

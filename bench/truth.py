@@ -77,8 +77,9 @@ def _holds(text: str, values: Iterable[str]) -> bool:
 
 
 def _value(value: str) -> re.Pattern[str]:
+    """A value as a word where it is one, its English plural included ("coffees")."""
     edge = r"(?<![A-Za-z])" if value[:1].isascii() and value[:1].isalpha() else ""
-    end = r"(?![A-Za-z])" if value[-1:].isascii() and value[-1:].isalpha() else ""
+    end = r"(?:e?s)?(?![A-Za-z])" if value[-1:].isascii() and value[-1:].isalpha() else ""
     return re.compile(edge + re.escape(value) + end, re.IGNORECASE)
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+import snowballstemmer
+
 from memoryd.ingest.conversation import spoken
 from memoryd.ingest.rule_tables import META, QUESTION
 
@@ -49,7 +51,8 @@ _PLAN_EN = re.compile(
     r"perhaps|want to|wanna|would like to|i'?d like to|hoping to|hope to|"
     r"(?:day)?dream(?:s|ing)? (?:of|about)|"
     r"someday|one day|eventually|if i|debating|not sure (?:if|whether)|tempted to|"
-    r"looking into|applying (?:to|for)|going to apply|interview(?:ing)? (?:at|with)|"
+    r"looking into|applying (?:to|for)|applications? (?:to|for)|going to apply|"
+    r"interview(?:ing)? (?:at|with)|"
     r"next (?:year|month|spring|summer|fall|autumn|winter))\b",
     re.IGNORECASE,
 )
@@ -59,7 +62,13 @@ _PLAN_ZH = re.compile(
 )
 # a request to the assistant the rules' tables do not name ("any tips for Denver", "帮我查查")
 _REQUEST = re.compile(
-    r"^\W*(?:any|recommend|help|pls|please)\b|^\W*(?:帮我|请|能不能|可以|推荐)", re.IGNORECASE
+    r"^\W*(?:any|recommend|help|pls|please)\b|^\W*(?:帮我|请|能不能|可以|推荐)|"
+    # an instruction to the assistant ("Plan my ride to the office"): the verbs people open
+    # one with, in the form no statement of theirs takes
+    r"^\W*(?:plan|book|write|draft|give|suggest|explain|summari[sz]e|translate|fix|compare|"
+    r"create|generate|schedule|send|review|update|check|draw|outline|rewrite|convert)\s+"
+    r"(?:my|me|us|our|a|an|the|this|that|some)\b",
+    re.IGNORECASE,
 )
 
 
@@ -89,8 +98,10 @@ def is_plan(words: str) -> bool:
 # what held once and is told as such ("I used to live in Paris", "我以前在阿里"): history
 _PAST = re.compile(
     r"\b(?:used to|formerly|back when|previously|once lived|my (?:old|former|previous)|"
-    r"lived|worked|studied|was (?:living|working|based|studying))\b|"
-    r"以前|之前|曾经|过去|原来|当年",
+    r"grew up|was born|born and raised|raised in|"
+    r"(?<!'ve )(?<!have )(?<!has )(?:lived|worked|studied)|"
+    r"was (?:living|working|based|studying))\b|"
+    r"以前|之前|曾经|过去|原来|当年|长大|出生",
     re.IGNORECASE,
 )
 
@@ -128,14 +139,52 @@ _NEGATION = re.compile(
 )
 
 
+def says_changed(words: str) -> bool:
+    """The words say a change happened or holds now ("moved", "now", "switched", "换")."""
+    return bool(_CHANGED.search(words) or _NEW_VALUE.search(words))
+
+
 def is_ending_only(words: str) -> bool:
     """A value said to be over, or denied, and no new value said beside it."""
     return bool(_ENDING.search(words) or _NEGATION.search(words)) and not _NEW_VALUE.search(words)
 
 
+_NAMED_SUBJECT_ZH = re.compile(r"^\W*(?:他|她|它)")
+_FIRST_PERSON_ZH = re.compile(r"我|用户")
+
+
 def is_about_user(words: str) -> bool:
     """The user is the statement's subject, or no subject is said (casual, or Chinese)."""
-    return bool(_FIRST_PERSON.search(words)) or not _NAMED_SUBJECT.search(words)
+    if _FIRST_PERSON.search(words) or _FIRST_PERSON_ZH.search(words):
+        return True
+    return not (_NAMED_SUBJECT.search(words) or _NAMED_SUBJECT_ZH.search(words))
+
+
+def has_subject(words: str) -> bool:
+    """The statement says whose it is: the user's, or someone's named."""
+    return bool(
+        _FIRST_PERSON.search(words)
+        or _FIRST_PERSON_ZH.search(words)
+        or _NAMED_SUBJECT.search(words)
+        or _NAMED_SUBJECT_ZH.search(words)
+    )
+
+
+# a distilled fact speaks of "the user"; the attributes' examples, as people do, of "I"
+_THIRD_PERSON = (
+    (re.compile(r"\bthe user's\b", re.IGNORECASE), "my"),
+    (re.compile(r"\bthe user is\b", re.IGNORECASE), "I am"),
+    (re.compile(r"\bthe user has\b", re.IGNORECASE), "I have"),
+    (re.compile(r"\bthe user was\b", re.IGNORECASE), "I was"),
+    (re.compile(r"\bthe user\b", re.IGNORECASE), "I"),
+)
+
+
+def first_person(words: str) -> str:
+    """A statement about "the user" as the user would say it."""
+    for pattern, said in _THIRD_PERSON:
+        words = pattern.sub(said, words)
+    return words
 
 
 def is_question(words: str) -> bool:
@@ -164,6 +213,18 @@ def asks_about_plans(query: str) -> bool:
     return bool(_ASKS_PLAN.search(query))
 
 
+_ASKS_PAST = re.compile(
+    r"\b(?:before|previous\w*|earlier|former\w*|originally|first|used to|past|once|ago|"
+    r"did|was|were|history|change[ds]?|when|ever|been|lived|worked|studied|grew)\b|以前|之前|原来|曾经|过去|当初|第一|什么时候",
+    re.IGNORECASE,
+)
+
+
+def asks_about_past(query: str) -> bool:
+    """The question asks what held before, or when something changed."""
+    return bool(_ASKS_PAST.search(query))
+
+
 def names_the_other(query: str, statement: str) -> bool:
     """The query asks about someone other than the user: it names a relation (in either
     language: "son" in the statement, 儿子 in the question) or a name the statement holds."""
@@ -176,25 +237,26 @@ def names_the_other(query: str, statement: str) -> bool:
 
 # the words that say which value a statement holds: what is left of it without function
 # words, words of the attributes themselves ("live", "drive", "work") and small talk
-_STOP_EN = frozenset(
-    " ".join(
-        (
-            "a an the and or but so of to in on at for from with by as is are was were be been",
-            "am i i'm im i've ive me my mine we we're our us you your he she they them his her",
-            "their it its this that these those there here now just really very also still",
-            "again then than too not no never all any some one two new old last first next",
-            "year month week day days today yesterday ago since about into over after before",
-            "while when where what which who how why do does did done have has had having get",
-            "got getting go going went gone make made say said says lol btw ok okay yeah yes",
-            "haha user user's users live lives living lived move moved moving relocated based",
-            "home house apartment city town work works working worked job company team role",
-            "position office joined hired quit left start started switched switch drive drives",
-            "driving drove car use uses using used drink drinks drinking eat eats eating diet",
-            "phone editor like likes love loves prefer prefers favourite favorite every morning",
-            "night weekend weekends time life well good great much many more most",
-        )
-    ).split()
-)
+_STOP_WORDS = " ".join(
+    (
+        "a an the and or but so of to in on at for from with by as is are was were be been",
+        "am i i'm im i've ive me my mine we we're our us you your he she they them his her",
+        "their it its this that these those there here now just really very also still",
+        "again then than too not no never all any some one two new old last first next",
+        "year month week day days today yesterday ago since about into over after before",
+        "while when where what which who how why do does did done have has had having get",
+        "got getting go going went gone make made say said says lol btw ok okay yeah yes",
+        "haha user user's users live lives living lived move moved moving relocated based",
+        "home house apartment city town work works working worked job company team role",
+        "position office joined hired quit left start started switched switch drive drives",
+        "driving drove car use uses using used drink drinks drinking eat eats eating diet",
+        "phone editor like likes love loves prefer prefers favourite favorite every morning",
+        "night weekend weekends time life well good great much many more most",
+    )
+).split()
+_STEMMER = snowballstemmer.stemmer("english")
+# compared after stemming, as the statements' words are
+_STOP_EN = frozenset(_STEMMER.stemWords(_STOP_WORDS)) | frozenset(_STOP_WORDS)
 _STOP_ZH_WORDS = re.compile(
     r"现在|以前|之前|已经|最近|开始|上个月|这个月|下个月|今年|去年|明年|用户"
 )
@@ -215,7 +277,7 @@ def value_words(text: str) -> set[str]:
     """The words of a statement that name values: English words and Chinese character pairs
     that are neither function words nor words of the attributes themselves."""
     folded = spoken(text).casefold()
-    words = {w.strip("'") for w in _EN_WORD.findall(folded)} - _STOP_EN
+    words = set(_STEMMER.stemWords([w.strip("'") for w in _EN_WORD.findall(folded)])) - _STOP_EN
     for run in _CJK_RUN.findall(_STOP_ZH_WORDS.sub(" ", folded)):
         kept = "".join(c if c not in _STOP_ZH else " " for c in run)
         for part in kept.split():
@@ -224,13 +286,13 @@ def value_words(text: str) -> set[str]:
 
 
 def changes_value(new: str, old: str) -> bool:
-    """``new`` gives another value than ``old`` (of the same attribute): it names none of
-    ``old``'s values, names them as replaced, or names a new one and says it changed. A
+    """``new`` gives another value than ``old`` (of the same attribute): it names less than
+    half of ``old``'s value words, names them as replaced, or names a new one and says it changed. A
     statement naming the same value without saying it changed ("my coffee grinder" after "I
     drink coffee") repeats or adds to it.
     """
     words, before = value_words(new), value_words(old)
-    if not words & before:
+    if len(words & before) * 2 < len(before):  # names little of the old value: another one
         return True
     text = spoken(new)
     if _REPLACES_NAMED.search(text):

@@ -207,3 +207,96 @@ def test_a_value_said_to_be_over_ends_that_value_only(mem: Memory) -> None:
     mem.add("Our old cat Mochi passed away last week")
     assert mem.get(mochi.id).status is Status.SUPERSEDED
     assert mem.get(rex.id).status is Status.CURRENT  # pets accumulate: one ending ends one
+
+
+def said_in(mem: Memory, text: str, session: str, at: datetime) -> None:
+    """One user turn through smart ingest, dated, waited for."""
+    result = mem.ingest(
+        [{"role": "user", "content": text}], session_id=session, dates=at, mode="smart"
+    )
+    if result.task_id:
+        mem.service.wait_for_task(result.task_id, timeout_s=60)
+
+
+def test_one_message_of_several_news_retires_each_old_value(mem: Memory) -> None:
+    """Each clause of a long message is read on its own: the move among other news."""
+    said_in(
+        mem,
+        "me and my bf share a tiny flat in leeds, the boiler is ancient",
+        "a",
+        datetime(2024, 2, 1, tzinfo=UTC),
+    )
+    said_in(
+        mem,
+        "so much news: split up w/ tom (it was time), got the keys to a studio in glasgow, "
+        "and adopted a rescue whippet called Bean",
+        "b",
+        datetime(2025, 3, 1, tzinfo=UTC),
+    )
+    hits = mem.search("where does the user live now", limit=3)
+    assert "glasgow" in hits[0].memory.content
+    assert not any("leeds" in h.memory.content for h in hits)
+
+
+def test_a_fact_distilled_from_a_turn_is_about_what_the_turn_is_about(mem: Memory) -> None:
+    said_in(mem, "I'm a baker at a tiny shop called Crumbs", "a", datetime(2023, 5, 1, tzinfo=UTC))
+    said_in(mem, "Got hired as pastry chef at the Savoy!!", "b", datetime(2025, 6, 1, tzinfo=UTC))
+    hits = mem.search("where does the user work now", limit=3)
+    assert "Savoy" in hits[0].memory.content
+    assert not any("Crumbs" in h.memory.content for h in hits)
+
+
+def test_a_relative_clause_stays_with_the_person_it_is_about(mem: Memory) -> None:
+    """ "My aunt, who …, …": the clause after the comma is the aunt's too."""
+    mem.add("I live in Porto")
+    aunt = mem.add("My aunt Rosa, who lives in Faro, visits every summer")
+    assert OTHER_MARK in aunt.marks
+    assert current(mem) == [aunt.content, "I live in Porto"]
+
+
+def test_an_ending_beside_the_new_value_ranks_below_it(mem: Memory) -> None:
+    """ "No longer X, Y now" in one message: Y holds; the ending is how it came to be."""
+    said_in(mem, "I am vegan", "a", datetime(2024, 1, 5, tzinfo=UTC))
+    said_in(
+        mem,
+        "I started eating eggs again, I am no longer vegan",
+        "b",
+        datetime(2025, 5, 1, tzinfo=UTC),
+    )
+    top = mem.search("what is the user's current diet", limit=1)[0].memory
+    assert "eggs" in top.content
+
+
+def test_a_home_of_many_years_is_not_history(mem: Memory) -> None:
+    """ "I've lived here ten years" holds now; another person's move changes nothing."""
+    said_in(
+        mem,
+        "sydney traffic is a nightmare. anyway i've lived here 10 yrs so i'm used to it",
+        "a",
+        datetime(2023, 3, 1, tzinfo=UTC),
+    )
+    said_in(
+        mem, "my cousin Dev just moved to Perth for work", "b", datetime(2025, 2, 1, tzinfo=UTC)
+    )
+    assert "sydney" in mem.search("which city does the user call home", limit=1)[0].memory.content
+
+
+def test_where_the_user_grew_up_is_history_not_a_home(mem: Memory) -> None:
+    grew = mem.add("I grew up in Faro")
+    mem.add("I live in Lisbon")
+    assert mem.get(grew.id).status is Status.CURRENT  # where one grew up never changes
+    assert mem.search("where does the user live", limit=1)[0].memory.content == "I live in Lisbon"
+    assert mem.search("where did the user grow up", limit=1)[0].memory.id == grew.id
+
+
+def test_an_instruction_to_the_assistant_states_nothing(mem: Memory) -> None:
+    home = mem.add("I live in Lisbon and cycle to work")
+    said_in(mem, "Book me a table near the office", "a", datetime(2026, 1, 2, tzinfo=UTC))
+    assert mem.get(home.id).status is Status.CURRENT
+
+
+def test_a_repeat_in_other_word_forms_is_no_change(mem: Memory) -> None:
+    """ "cycles" and "cycle" name one value: the repeat retires nothing."""
+    first = mem.add("The user cycles to work every day")
+    mem.add("Like I said, I cycle to work every day")
+    assert mem.get(first.id).status is Status.CURRENT

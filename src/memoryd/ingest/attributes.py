@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -63,6 +63,8 @@ from memoryd.models import (
 )
 from memoryd.statements import (
     changes_value,
+    first_person,
+    has_subject,
     is_about_user,
     is_ending_only,
     is_liking,
@@ -71,6 +73,8 @@ from memoryd.statements import (
     is_plan,
     is_question,
     names_a_value_of,
+    says_changed,
+    value_words,
 )
 from memoryd.store import MemoryFilter
 
@@ -88,7 +92,18 @@ MAX_HOLDERS = 200
 # a statement mostly in these characters is read by its words (the share of its characters)
 CJK_SHARE = 0.3
 # sentences of a message: each is read on its own
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|[。！？!?\n～~]+")
+# (an emoji ends one as a full stop does)
+_SENTENCE = re.compile(
+    r"(?<=[.!?])\s+|[。！？!?\n～~]+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*"
+)
+# clauses of a sentence ("broke up w/ X, signed a lease in Brooklyn, and adopted a dog"):
+# one message often says several things, each its own attribute; a long sentence embedded
+# whole is near none of them
+_CLAUSE = re.compile(
+    r"\s*(?:[,;，；—–]|\s-)\s*+(?!(?:which|who|whom|whose|where|that)\b)|"
+    r"\s+(?:and|but|so)\s+(?=(?:i|i'm|im|i've|we|we're|my|our)\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -101,6 +116,7 @@ class Part:
     ends_only: bool = False  # a value over and none new: the rules know which one
     other: bool = False  # another person's fact
     plan: bool = False  # a plan or wish, not what holds
+    words: str = field(default="", compare=False)  # the clause read
 
     def replacing(self) -> list[str]:
         """The single-valued attributes whose user value this sentence replaces."""
@@ -173,37 +189,65 @@ class Prototypes:
 
 
 def read(texts: Sequence[str], mine: TenantMemories) -> list[Reading]:
-    """The reading of each statement, sentence by sentence: a question or a plan beside a
+    """The reading of each statement, clause by clause: a question or a plan beside a
     statement ("Moved to Denver! Any tips?") leaves the statement what it is."""
-    sentences = [[p for p in _SENTENCE.split(spoken(t)) if p.strip()] for t in texts]
-    english = [p for parts in sentences for p in parts if not _is_cjk(p)]
+    statements = [_clauses(t) for t in texts]
+    english = [c for sentences in statements for s in sentences for c in s if not _is_cjk(c)]
     rows: dict[str, list[float]] = {}
     labels: list[str] = []
     if english:
         labels, examples = Prototypes.of(mine)
         unique = list(dict.fromkeys(english))
-        sims = mine.embed(unique) @ examples.T  # unit rows: the dot product is the cosine
+        # unit rows: the dot product is the cosine
+        sims = mine.embed([first_person(c) for c in unique]) @ examples.T
         rows = {text: row.tolist() for text, row in zip(unique, sims, strict=True)}
-    out = []
-    for parts in sentences:
-        read_parts = []
-        for words in parts:
-            if is_question(words) or not is_about_user(words):
-                continue
-            cued = [name for name, cue in CUES.items() if cue.search(words)]
-            found = cued if words not in rows else _by_meaning(labels, rows[words], cued)
-            read_parts.append(
-                Part(
-                    tuple(a for a in found if a in ATTRIBUTES),
-                    liking=is_liking(words),
-                    past=is_past(words),
-                    ends_only=is_ending_only(words),
-                    other=is_other(words),
-                    plan=is_plan(words),
-                )
-            )
-        out.append(Reading(tuple(read_parts)))
-    return out
+    return [
+        Reading(tuple(p for sentence in sentences for p in _read_sentence(sentence, labels, rows)))
+        for sentences in statements
+    ]
+
+
+def _clauses(text: str) -> list[list[str]]:
+    """A statement's sentences, each as its clauses."""
+    sentences = [p for p in _SENTENCE.split(spoken(text)) if p.strip()]
+    return [[c for c in _CLAUSE.split(s) if c and c.strip()] for s in sentences]
+
+
+def _read_sentence(
+    clauses: list[str], labels: list[str], rows: dict[str, list[float]]
+) -> list[Part]:
+    """Each clause's part. A clause with no subject of its own ("My sister, who lives in
+    Boston", "might move, still debating") is said of whom the clause before it is, and
+    as it is: another person's, a plan, a liking; a plan anywhere in the sentence makes
+    each clause one that does not say a change happened. Its time is its own
+    ("以前在纽约，现在在伦敦")."""
+    parts: list[Part] = []
+    before: Part | None = Part(())
+    # a plan colours its whole sentence ("if the offer comes through, I'll move to Denver")
+    # but for a clause that says a change happened ("moved last month, thinking of a dog")
+    planned = any(is_plan(words) for words in clauses)
+    for words in clauses:
+        own = has_subject(words)
+        if own and not is_about_user(words):
+            before = None
+            continue
+        if (not own and before is None) or is_question(words):
+            continue
+        cued = [name for name, cue in CUES.items() if cue.search(words)]
+        found = cued if words not in rows else _by_meaning(labels, rows[words], cued)
+        inherited = before if not own and before is not None else Part(())
+        part = Part(
+            tuple(a for a in found if a in ATTRIBUTES),
+            liking=is_liking(words) or inherited.liking,
+            past=is_past(words),
+            ends_only=is_ending_only(words),
+            other=is_other(words) or inherited.other,
+            plan=is_plan(words) or inherited.plan or (planned and not says_changed(words)),
+            words=words,
+        )
+        parts.append(part)
+        before = part
+    return parts
 
 
 def _is_cjk(words: str) -> bool:
@@ -302,12 +346,53 @@ def read_session(mine: TenantMemories, session_id: str | None) -> int:
         if not any(k.startswith(ABOUT_PREFIX) for k in m.marks)
         and (m.memory_type is not MemoryType.SESSION or spoken_by_user(m))
     ]
+    readings = read([m.content for m in unread], mine)
+    said = [
+        p
+        for m, r in zip(unread, readings, strict=True)
+        if m.memory_type is MemoryType.SESSION
+        for p in r.parts
+        if p.attributes
+    ]
+    readings = _ended_as_history(
+        [
+            _as_said(r, m.content, said)
+            if m.memory_type is not MemoryType.SESSION and not r.attributes
+            else r
+            for m, r in zip(unread, readings, strict=True)
+        ]
+    )
     retired = 0
     # one conversation's memories never retire each other here (_same_conversation), so
     # each is still current when its turn comes
-    for memory, reading in zip(unread, read([m.content for m in unread], mine), strict=True):
+    for memory, reading in zip(unread, readings, strict=True):
         marks = reading.marks()
         mine.store.add_marks(memory.id, marks)  # bookkeeping: no new version of the memory
         memory = memory.model_copy(update={"marks": [*memory.marks, *marks]})
         retired += retire_replaced(mine, memory, reading)
     return retired
+
+
+def _as_said(reading: Reading, fact: str, said: list[Part]) -> Reading:
+    """A fact distilled from a turn is about what the turn's clause it restates is about
+    (the one sharing most of its value words), when its own words are too few to tell."""
+    words = value_words(fact)
+    shared = [(len(words & value_words(p.words)), p) for p in said]
+    best = max(shared, key=lambda kv: kv[0], default=(0, None))
+    return Reading((best[1],)) if best[1] is not None and best[0] else reading
+
+
+def _ended_as_history(readings: list[Reading]) -> list[Reading]:
+    """In one conversation, a value said to be over beside a new value of the same
+    attribute ("no longer vegetarian, I eat meat again"; "broke up with Marco, seeing Priya
+    now") is history: the new value is what holds, the ending is how it came to be."""
+    replaced = {a for r in readings for a in r.replacing()}
+    return [
+        Reading(
+            tuple(
+                replace(p, past=True) if p.ending() and set(p.ending()) <= replaced else p
+                for p in r.parts
+            )
+        )
+        for r in readings
+    ]

@@ -63,6 +63,9 @@ STALE_TURN_BOOST = 0.5
 # life-story set's tuning half)
 OTHER_SUBJECT_BOOST = 0.1
 PLAN_BOOST = 0.1
+# what held once, told as over ("I used to live in Paris", "no longer vegetarian" beside
+# the new diet) under a question that does not ask about the past: below what holds now
+PAST_BOOST = 0.1
 CONTENTLESS_TURN_BOOST = 0.1
 # after fusion, the default recipe only (docs/benchmarks.md, "Multi-hop and open-domain
 # questions"): a turn said by a speaker the query names, or said on a date it names, is
@@ -126,6 +129,7 @@ class SearchConfig:
     contentless_turn_boost: float = 1.0
     other_subject_boost: float = 1.0
     plan_boost: float = 1.0
+    past_boost: float = 1.0
     anchor_small_sets: bool = False
     rrf_scale: float = RRF_SCALE
     min_score: float = MIN_SCORE
@@ -158,6 +162,7 @@ DEFAULT_RECIPE = replace(
     stale_turn_boost=STALE_TURN_BOOST,
     other_subject_boost=OTHER_SUBJECT_BOOST,
     plan_boost=PLAN_BOOST,
+    past_boost=PAST_BOOST,
     contentless_turn_boost=CONTENTLESS_TURN_BOOST,
     anchor_small_sets=True,
     min_score=CONVEX_MIN_SCORE,

@@ -8,26 +8,32 @@ kept and searchable, but neither answers "where does the user live": near
 the query in words and meaning, they would otherwise outrank the user's own
 fact. Such a memory is multiplied by ``config.other_subject_boost`` or
 ``config.plan_boost`` unless the query names that person (a relation word
-or a name the statement holds) or asks about plans. Memories without these
+or a name the statement holds) or asks about plans. What held once, told as
+over (``about:past``: "I used to live in Paris", or "no longer vegetarian"
+said beside the new diet) is multiplied by ``config.past_boost`` unless the
+query asks about the past. Memories without these
 marks (raw imports, benchmarks ingested raw) are unchanged.
 """
 
 from __future__ import annotations
 
-from memoryd.models import OTHER_MARK, PLAN_MARK
+from memoryd.models import OTHER_MARK, PAST_MARK, PLAN_MARK
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import SearchConfig
-from memoryd.statements import asks_about_plans, names_the_other
+from memoryd.statements import asks_about_past, asks_about_plans, names_the_other
 
 
 def subject_match(candidates: list[Candidate], query: str, config: SearchConfig) -> list[Candidate]:
-    if config.other_subject_boost == 1.0 and config.plan_boost == 1.0:
+    if config.other_subject_boost == config.plan_boost == config.past_boost == 1.0:
         return candidates
     plans_asked = asks_about_plans(query)
+    past_asked = asks_about_past(query)
     for c in candidates:
         marks = c.mem.marks
         if OTHER_MARK in marks and not names_the_other(query, c.mem.content):
             c.score *= config.other_subject_boost
         elif PLAN_MARK in marks and not plans_asked:
             c.score *= config.plan_boost
+        elif PAST_MARK in marks and not past_asked:
+            c.score *= config.past_boost
     return candidates

@@ -106,11 +106,17 @@ class Settings(BaseSettings):
     # the requests go on to, e.g. https://api.openai.com/v1 (a tenant may map models to others)
     upstream_url: str = ""
     upstream_api_key: str = ""
+    # where a tenant's own upstreams may point (proxy/egress.py): "public" (any public
+    # address), origins ("http://10.0.0.7:11434", private or not) and host patterns
+    # ("https://*.openai.azure.com"); comma-separated in the environment
+    upstream_allow: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["public"])
     # the longest wait for the upstream to connect, and for each part of its answer
     upstream_connect_timeout_s: float = Field(default=10.0, gt=0)
     upstream_timeout_s: float = Field(default=300.0, gt=0)
 
-    @field_validator("cors_origins", "allowed_hosts", "context_identity_files", mode="before")
+    @field_validator(
+        "cors_origins", "allowed_hosts", "context_identity_files", "upstream_allow", mode="before"
+    )
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         """``a,b`` in an environment variable; a TOML array as it is."""

@@ -25,6 +25,7 @@ from starlette.responses import Response, StreamingResponse
 
 from memoryd.errors import MemorydError, ValidationError
 from memoryd.models import Tenant
+from memoryd.proxy.egress import join
 from memoryd.proxy.extract import Exchange, Extractor
 from memoryd.proxy.recall import recall_block
 from memoryd.proxy.settings import MemorySettings, TenantSettings, Upstream
@@ -128,6 +129,7 @@ class Proxy:
                 config.upstream_timeout_s, connect=config.upstream_connect_timeout_s
             ),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
+            follow_redirects=False,  # a redirect goes back to the client, never followed here
         )
 
     async def aclose(self) -> None:
@@ -198,7 +200,17 @@ class Proxy:
         headers = {k: v for k, v in request.headers.items() if k.lower() not in REQUEST_DROP}
         headers.update(dialect.upstream_headers(upstream.api_key))
         headers["accept-encoding"] = "identity"  # relayed as it comes: nothing to re-encode
-        return await self._forward(dialect, upstream.url + dialect.path, content, headers, exchange)
+        if upstream is self.default_upstream:  # the operator's own choice
+            base = httpx.URL(upstream.url)
+        else:
+            try:
+                base = await self.settings.egress.admit(upstream.url)
+            except MemorydError as exc:
+                self._remember(exchange, None)  # the user's words are kept all the same
+                return dialect.error(exc.http_status, "upstream_not_allowed", exc.message)
+        return await self._forward(
+            dialect, str(join(base, dialect.path)), content, headers, exchange
+        )
 
     async def _forward(
         self,
@@ -275,7 +287,7 @@ class Proxy:
         headers = {k: v for k, v in request.headers.items() if k.lower() not in REQUEST_DROP}
         headers.update(dialect.upstream_headers(upstream.api_key))
         headers["accept-encoding"] = "identity"
-        url = upstream.url + "/models"
+        url = str(join(httpx.URL(upstream.url), "/models"))
         try:
             answer = await self.client.get(url, headers=headers, params=request.query_params)
         except httpx.TimeoutException:

@@ -20,6 +20,7 @@ from pydantic.alias_generators import to_camel
 
 from memoryd.config import Settings
 from memoryd.errors import ValidationError
+from memoryd.proxy.egress import Egress, parse_upstream
 from memoryd.store.protocol import SettingsRecords
 
 SETTINGS_NAME = "memory"
@@ -49,8 +50,10 @@ class Upstream(_Camel):
     @field_validator("url")
     @classmethod
     def _http(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("an upstream url starts with http:// or https://")
+        try:
+            parse_upstream(value)
+        except ValidationError as exc:
+            raise ValueError(exc.message) from None
         return value.rstrip("/")
 
 
@@ -91,6 +94,7 @@ class TenantSettings:
     def __init__(self, store: SettingsRecords, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.egress = Egress(settings.upstream_allow)
         self._cache: dict[str, tuple[float, MemorySettings]] = {}
         self._lock = threading.Lock()
 
@@ -133,6 +137,8 @@ class TenantSettings:
                 f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
             )
             raise ValidationError(f"invalid memory settings: {problems}") from None
+        for upstream in value.upstreams.values():  # only where the operator allows
+            self.egress.check(upstream.url)
         self.store.put_tenant_setting(tenant_id, SETTINGS_NAME, value.model_dump(by_alias=True))
         with self._lock:
             self._cache.pop(tenant_id, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from urllib.parse import quote
 
@@ -37,8 +38,15 @@ PATHS = ["/memories/{}", "/memories/{}/edit", "/imports/{}", "/conversations/{}"
 def signed_in(server: RunningServer) -> Iterator[httpx.Client]:
     _, key = create_tenant(server, "fuzz")
     with httpx.Client(base_url=server.url, cookies={COOKIE: key}, timeout=30) as client:
-        client.post("/memories/new", data={"content": "I like green tea"})
+        client.post("/memories/new", data={"content": "I like green tea", "csrf": token(client)})
         yield client
+
+
+def token(client: httpx.Client) -> str:
+    """The session's form token, as a page hands it to its forms."""
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', client.get("/memories/new").text)
+    assert found
+    return found.group(1)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
@@ -53,7 +61,8 @@ def test_query_strings(signed_in: httpx.Client, route: int, values: list[str]) -
 @given(route=st.integers(0, len(POSTS) - 1), values=st.lists(TEXT, min_size=4, max_size=4))
 def test_forms(signed_in: httpx.Client, route: int, values: list[str]) -> None:
     path, names = POSTS[route]
-    response = signed_in.post(path, data=dict(zip(names, values, strict=False)))
+    form = dict(zip(names, values, strict=False))
+    response = signed_in.post(path, data={**form, "csrf": token(signed_in)})
     assert response.status_code < 500, (path, values, response.text[:300])
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
+from memoryd.dashboard.protect import check_form
 from memoryd.dashboard.routes import PAGE_SIZE, Viewer, page
 from memoryd.errors import NotFoundError
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 
 
 @router.get("/conversations")

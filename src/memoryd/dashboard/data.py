@@ -11,18 +11,19 @@ import io
 import time
 from datetime import UTC, datetime
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.dashboard import charts
+from memoryd.dashboard.protect import check_form
 from memoryd.dashboard.routes import Viewer, page, see_other
 from memoryd.errors import MemorydError, ValidationError
 from memoryd.imports.service import Imports
 from memoryd.portability import export_jsonl, import_jsonl
 from memoryd.server.routes.imports import read_upload_form
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 STRATEGIES = ("auto", "atomic", "section", "document")
 
 

@@ -18,7 +18,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.staticfiles import StaticFiles
 
-from memoryd.dashboard.session import COOKIE, is_dashboard_path
+from memoryd.dashboard.protect import check_form, form_token
+from memoryd.dashboard.session import COOKIE, FORM_COOKIE, is_dashboard_path
 from memoryd.errors import MemorydError, NotFoundError, UnauthorizedError, ValidationError
 from memoryd.models import Category, Memory, MemoryType, RelationType, State, Tier
 from memoryd.service import MemoryService
@@ -36,7 +37,7 @@ templates = Environment(
     lstrip_blocks=True,
 )
 templates.filters["when"] = lambda us: from_us(us).strftime("%Y-%m-%d %H:%M:%S") if us else ""
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 
 
 class SignInRequired(Exception):
@@ -56,8 +57,10 @@ Viewer = Annotated[MemoryService, Depends(viewer)]
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    token, fresh = form_token(request)
     context.update(
         request=request,
+        csrf=token,
         static=STATIC,
         signed_in=getattr(request.state, "tenant", None) is not None,
         categories=[c.value for c in Category],
@@ -65,7 +68,10 @@ def page(request: Request, name: str, status: int = 200, **context: Any) -> HTML
         states=[s.value for s in State],
         tiers=[t.value for t in Tier],
     )
-    return HTMLResponse(templates.get_template(name).render(context), status_code=status)
+    response = HTMLResponse(templates.get_template(name).render(context), status_code=status)
+    if fresh is not None:  # the session the page's forms are bound to, from now on
+        response.set_cookie(FORM_COOKIE, fresh, httponly=True, samesite="strict", path="/")
+    return response
 
 
 def see_other(url: str) -> RedirectResponse:

@@ -9,6 +9,9 @@ the browser to the sign-in page instead of answering JSON.
 from __future__ import annotations
 
 COOKIE = "memoryd_key"
+# a random session of a browser not signed in (or of a server without keys): the forms'
+# token is bound to it (dashboard/protect.py)
+FORM_COOKIE = "memoryd_form"
 # the dashboard's own paths; the API keeps /v1, /api, /docs and /health
 PREFIXES = (
     "/sign-in",

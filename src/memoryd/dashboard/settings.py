@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import Response
 
+from memoryd.dashboard.protect import check_form
 from memoryd.dashboard.routes import Viewer, page, see_other
 from memoryd.errors import ValidationError
 from memoryd.proxy.settings import MemorySettings
 from memoryd.service import MemoryService
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 STRATEGIES = ("hybrid", "semantic", "recent")
 
 

@@ -21,6 +21,7 @@ from starlette.datastructures import Headers
 from memoryd import __version__, dashboard
 from memoryd.config import Settings, load_settings
 from memoryd.continuity.worker import SessionWorker
+from memoryd.dashboard.protect import SecurityHeaders
 from memoryd.imports.service import start_import_worker
 from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.proxy import compat
@@ -165,6 +166,8 @@ def create_app(
     )
     # outermost: a request from a foreign web page, or for a foreign host name, goes no further
     app.add_middleware(BrowserGuard, policy=policy)
+    # around everything: every dashboard answer, a refusal included, forbids framing
+    app.add_middleware(SecurityHeaders)
     return app
 
 

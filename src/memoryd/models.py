@@ -264,11 +264,10 @@ class Memory(BaseModel):
             return Status.ARCHIVED
         if self.expires_at is not None and self.expires_at <= at:
             return Status.EXPIRED
-        if self.valid_from is not None and self.valid_from > at:
-            return Status.PENDING
-        over = (self.invalidated_at is not None and self.invalidated_at <= at) or (
-            self.valid_to is not None and self.valid_to <= at
-        )
+        retired = self.invalidated_at is not None and self.invalidated_at <= at
+        if self.valid_from is not None and self.valid_from > at and not retired:
+            return Status.PENDING  # (one replaced before its date never comes to hold)
+        over = retired or (self.valid_to is not None and self.valid_to <= at)
         if not over:
             return Status.CURRENT
         return Status.SUPERSEDED if self.superseded_by else Status.ENDED

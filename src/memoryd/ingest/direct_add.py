@@ -87,9 +87,11 @@ def add_direct(
 
 
 def slot_holder(mine: TenantMemories, key: str) -> Memory | None:
-    """The memory that holds ``key`` now (the latest value of the slot)."""
+    """The memory that holds ``key`` (the latest value of the slot): one at most, whether
+    it holds now, from a future date or no longer (expired), since a memory superseded
+    hands its key on; only a deleted one lets it go."""
     found, _ = mine.store.list_memories(
-        mine.tenant_id, [mine.space_id], MemoryFilter(key=key, live_at=utcnow()), limit=1
+        mine.tenant_id, [mine.space_id], MemoryFilter(key=key), limit=1
     )
     holder = found[0] if found else None
     if holder is not None and mine.viewer is not None:

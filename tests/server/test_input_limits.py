@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from memoryd.ingest.direct import MAX_TAG_CHARS, MAX_TAGS
 from memoryd.store.filters import MAX_FILTER_TAGS
 
 if TYPE_CHECKING:
@@ -39,6 +40,35 @@ def _count(t: TenantClient, **params: Any) -> int:
 
 def _turns(t: TenantClient) -> int:
     return _count(t, memory_type="session")
+
+
+# ---------------------------------------------------------------------- stored tags
+def test_too_many_or_too_long_tags_are_a_400_and_nothing_is_stored(alice: TenantClient) -> None:
+    before = _count(alice)
+    many = [f"t{i}" for i in range(10_000)]
+    _error(
+        alice.http.post("/v1/memories", json={"content": "a note", "tags": many}),
+        400,
+        "validation_error",
+        f"at most {MAX_TAGS}",
+    )
+    huge = "x" * (1024 * 1024)
+    _error(
+        alice.http.post("/v1/memories", json={"content": "a note", "tags": [huge]}),
+        400,
+        "validation_error",
+        f"at most {MAX_TAG_CHARS} characters",
+    )
+    made = alice.http.post("/v1/memories", json={"content": "a note", "tags": ["fine"]})
+    assert made.status_code == 201
+    _error(
+        alice.http.put(f"/v1/memories/{made.json()['id']}", json={"tags": many}),
+        400,
+        "validation_error",
+        f"at most {MAX_TAGS}",
+    )
+    assert _count(alice) == before + 1
+    assert alice.http.get(f"/v1/memories/{made.json()['id']}").json()["tags"] == ["fine"]
 
 
 # ---------------------------------------------------------------------- tag filters
@@ -111,8 +141,7 @@ def test_a_deeply_nested_json_body_is_a_400(alice: TenantClient) -> None:
         content='{"content": "x", "tags": ' + deep + "}",
         headers={"Content-Type": "application/json"},
     )
-    assert response.status_code == 400, response.text
-    assert response.json()["error"]["code"] == "bad_request"
+    _error(response, 400, "validation_error", "nested deeper than")
     assert _count(alice) == 0
 
 

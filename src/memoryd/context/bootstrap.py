@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memoryd import wellformed
 from memoryd.errors import ValidationError
 from memoryd.hooks.transcript import clean, entry_text
 
@@ -59,8 +60,13 @@ def read_transcript(
     else:
         text = source
     if format == "json" or (format is None and text.lstrip().startswith("[")):
-        return _json_list(text), "json"
-    return _jsonl(text, format)
+        messages, found = _json_list(text), "json"
+    else:
+        messages, found = _jsonl(text, format)
+    wrong = wellformed.problem(messages)
+    if wrong is not None:
+        raise ValidationError(f"the transcript: {wrong}")
+    return messages, found
 
 
 def _json_list(text: str) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from typing import Any
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ingest.direct import check_time
 from memoryd.models import Category, Memory, MemoryType, State, format_ts, utcnow
-from memoryd.service import MemoryService
+from memoryd.service import MAX_OFFSET, MemoryService
 from memoryd.store import MemoryFilter
 
 log = logging.getLogger("memoryd.proxy")
@@ -104,6 +104,8 @@ def list_entries(
     if page < 1 or (offset is not None and offset < 0):
         raise ValidationError("page starts at 1 and offset at 0")
     start = offset if offset is not None else (page - 1) * limit
+    if start > MAX_OFFSET:  # a number the store cannot hold is a bad request, not a 500
+        raise ValidationError(f"page and offset reach at most {MAX_OFFSET} memories in")
     spaces = [svc.space_id]
     if q and q.strip():
         hits = svc.search(q, limit=MAX_LIMIT, session_id=session_id or None, touch=False)

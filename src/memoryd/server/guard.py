@@ -27,6 +27,7 @@ from memoryd.dashboard.session import COOKIE, UPLOAD_PATH, is_dashboard_path
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
 from memoryd.server.errors import ErrorFormat, error_response
+from memoryd.server.json_body import json_problem, read_body, replay
 from memoryd.tenancy.tenants import Tenants
 
 PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
@@ -119,7 +120,16 @@ class Guard:
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            onward: Receive = limited_receive
+            if self._json_body(scope, headers):  # depth and encoding, once for every route
+                body = await read_body(limited_receive)
+                bad = json_problem(body)
+                if bad is not None:
+                    status, problem = bad
+                    await render(status, "validation_error", problem)(scope, receive, send)
+                    return
+                onward = replay(body, limited_receive)
+            await self.app(scope, onward, tracking_send)
         except _TooLarge:
             if started:
                 raise
@@ -161,6 +171,17 @@ class Guard:
                 "unsupported_media_type",
                 f"expected a JSON body (Content-Type: application/json), got {kind}",
             )
+
+    @staticmethod
+    def _json_body(scope: Scope, headers: Headers) -> bool:
+        """A body the routes read as JSON (the media type was checked already)."""
+        path = scope["path"]
+        return (
+            scope["method"] in BODY_METHODS
+            and headers.get("content-length") != "0"
+            and not path.startswith(NON_JSON_PATHS)
+            and not is_dashboard_path(path)
+        )
 
     def _identify(self, scope: Scope, headers: Headers, bearer: bool = False) -> Tenant | None:
         path = scope["path"]

@@ -102,7 +102,13 @@ def _http(request: Request, exc: Exception) -> Response:
 
 def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("%s %s failed", request.method, request.url.path)
-    return _render(request)(500, "internal_error", "internal error: the server failed; see its log")
+    response = _render(request)(
+        500, "internal_error", "internal error: the server failed; see its log"
+    )
+    # the server drops this connection after an unhandled error: said so, a client opens a
+    # new one for its next request instead of sending it into a closed socket
+    response.headers["connection"] = "close"
+    return response
 
 
 def install(app: FastAPI) -> None:

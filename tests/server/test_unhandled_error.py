@@ -1,0 +1,56 @@
+"""An unhandled error is a 500 that says the connection closes: the client's next request
+goes on a new connection and is answered, instead of failing on a closed socket (where a
+client cannot tell whether its write happened)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from memoryd.config import load_settings
+from memoryd.embed.local import LocalEmbedder
+from memoryd.server.app import create_app
+from memoryd.server.options import ServeOptions
+from memoryd.service import MemoryService
+
+
+@pytest.fixture
+def url(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[str]:
+    service = MemoryService(settings=load_settings(tmp_path / "home"), embedder=embedder)
+    app = create_app(options=ServeOptions(no_auth=True), service=service)
+
+    def broken() -> None:
+        raise RuntimeError("a bug memoryd did not foresee")
+
+    app.add_api_route("/v1/broken", broken, methods=["GET"])
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+    service.close()
+
+
+def test_the_next_request_after_a_500_is_answered(url: str) -> None:
+    with httpx.Client(base_url=url, timeout=20) as client:  # one keep-alive pool
+        for _ in range(3):
+            failed = client.get("/v1/broken")
+            assert failed.status_code == 500
+            assert failed.headers["connection"] == "close"
+            assert failed.json()["error"]["code"] == "internal_error"
+            written = client.post("/v1/memories", json={"content": "The user keeps bees"})
+            assert written.status_code == 201, written.text
+        assert len(client.get("/v1/memories").json()["memories"]) == 1

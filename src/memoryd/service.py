@@ -284,7 +284,7 @@ class MemoryService:
             state=[parse_enum(State, state)] if state else None,
             category=[parse_enum(Category, category)] if category else None,
             tier=[parse_enum(Tier, tier)] if tier else None,
-            tags=check_tags(tags) or None,
+            tags=check_tags(tags, most=None) or None,
             session_id=session_id,
             agent_id=agent_id,
             scope=normalize_scope(scope),
@@ -347,7 +347,7 @@ class MemoryService:
         now = check_time("now", now) or utcnow()
         f = MemoryFilter(
             scope=normalize_scope(scope),
-            tags=check_tags(tags) or None,
+            tags=check_tags(tags, most=None) or None,
             source=source or None,
             agent_id=agent_id or None,
             session_id=session_id,

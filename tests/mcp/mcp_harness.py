@@ -54,7 +54,8 @@ def free_port() -> int:
 class McpClient:
     """One MCP session, called synchronously."""
 
-    def __init__(self, portal: BlockingPortal, session: ClientSession) -> None:
+    def __init__(self, portal: BlockingPortal, session: ClientSession, url: str = "") -> None:
+        self.url = url  # the HTTP endpoint; "" over stdio
         self.portal = portal
         self.session = session
 
@@ -157,7 +158,7 @@ def http_mcp(env: dict[str, str], log: Path) -> Iterator[McpClient]:
                 start_blocking_portal() as portal,
                 portal.wrap_async_context_manager(_http_session(url)) as session,
             ):
-                yield McpClient(portal, session)
+                yield McpClient(portal, session, url)
         finally:
             process.send_signal(signal.SIGTERM)
             code = process.wait(timeout=30)

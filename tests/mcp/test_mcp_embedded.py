@@ -83,3 +83,20 @@ def test_an_unknown_transport_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "pigeon" in done.stderr and "stdio" in done.stderr
+
+
+def test_over_http_a_web_page_of_another_origin_is_refused(client: McpClient) -> None:
+    """The main server's rule: a page on another port of this machine is another origin,
+    and a host name that is not this machine's is refused (DNS rebinding)."""
+    if not client.url:
+        pytest.skip("stdio has no web origin")
+    import httpx
+
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    port = client.url.split(":")[2].split("/")[0]
+    for origin in (f"http://localhost:{int(port) + 1}", "http://127.0.0.1:1", "null"):
+        answer = httpx.post(client.url, json=hello, headers={"origin": origin}, timeout=20)
+        assert answer.status_code == 403, (origin, answer.text)
+        assert answer.json()["error"]["code"] == "origin_not_allowed"
+    rebound = httpx.post(client.url, json=hello, headers={"host": "evil.example"}, timeout=20)
+    assert rebound.status_code == 400 and rebound.json()["error"]["code"] == "invalid_host"

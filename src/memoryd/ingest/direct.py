@@ -101,6 +101,11 @@ def check_time(name: str, value: Any) -> datetime | None:
     )
 
 
+# a memory's labels: enough for any real use, small enough to list and count
+MAX_TAGS = 64
+MAX_TAG_CHARS = 128
+
+
 def check_int(name: str, value: Any, low: int, high: int) -> int:
     """An int in ``low..high``; a bool or a numeric string is a caller's mistake, not a number."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -120,14 +125,25 @@ def check_unit(name: str, value: float | None, default: float) -> float:
     return float(value)
 
 
-def check_tags(tags: Any, name: str = "tags") -> list[str]:
+def check_tags(tags: Any, name: str = "tags", most: int | None = MAX_TAGS) -> list[str]:
+    """Tags (or marks) as given, trimmed; a label each: at most ``most`` (a filter's own
+    limit is the store's) of at most :data:`MAX_TAG_CHARS` characters (every listing and
+    ``/v1/stats/tags`` shows them)."""
     if tags is None:
         return []
     if isinstance(tags, str):
         tags = [t for t in tags.split(",")]
     if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
         raise ValidationError(f"{name} must be a list of strings")
-    return [t.strip() for t in tags if t.strip()]
+    kept = list(dict.fromkeys(t.strip() for t in tags if t.strip()))
+    if most is not None and len(kept) > most:
+        raise ValidationError(f"{name}: at most {most}, got {len(kept)}")
+    long = next((t for t in kept if len(t) > MAX_TAG_CHARS), None)
+    if long is not None:
+        raise ValidationError(
+            f"{name}: each at most {MAX_TAG_CHARS} characters, got one of {len(long)}"
+        )
+    return kept
 
 
 def build_direct_memory(

@@ -203,7 +203,16 @@ async def serve_http(backend: Backend, host: str, port: int, path: str = DEFAULT
             # store is closed; the watcher below stops it instead, and the close runs
             yield
 
-    app = build_server(backend).streamable_http_app(streamable_http_path=path, host=host)
+    from memoryd.config import load_settings
+    from memoryd.server.browser import BrowserGuard, BrowserPolicy
+
+    settings = load_settings()
+    # the main server's rule for web pages and host names, not the SDK's own localhost one:
+    # a page on another port of this machine is another origin, refused like any other
+    policy = BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)
+    app = BrowserGuard(
+        build_server(backend).streamable_http_app(streamable_http_path=path, host=host), policy
+    )
     server = Uvicorn(uvicorn.Config(app, host=host, port=port, log_level="warning"))
 
     async def stop_on_signal() -> None:

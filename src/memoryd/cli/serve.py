@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
 BOOTSTRAP_KEY_NAME = "bootstrap"
 
 
+class LogFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
 @app.command(rich_help_panel=SERVER)
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = DEFAULT_HOST,
@@ -40,6 +46,13 @@ def serve(
         ),
     ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_format: Annotated[
+        LogFormat,
+        typer.Option(
+            envvar="MEMORYD_LOG_FORMAT",
+            help="text for a terminal; json: one object a line, with the request id.",
+        ),
+    ] = LogFormat.text,
 ) -> None:
     """Serve the REST API (ourmem-compatible) on HOST:PORT until interrupted.
 
@@ -75,6 +88,8 @@ def serve(
     )
     import uvicorn  # only here: the other commands start without the web stack
 
+    from memoryd.server.logs import log_config
+
     uvicorn.run(
         "memoryd.server.app:app_from_env",
         factory=True,
@@ -82,6 +97,7 @@ def serve(
         port=port,
         workers=workers,
         log_level=log_level,
+        log_config=log_config(log_format.value, log_level),
     )
 
 

@@ -74,10 +74,17 @@ class SearchRequest:
     config: SearchConfig = field(default_factory=lambda: DEFAULT_RECIPE)
 
 
+# told each stage's name and seconds, whatever the request (an operator's metrics)
+StageObserver = Callable[[str, float], None]
+
+
 class _Tracer:
-    def __init__(self, enabled: bool, prefix: str = "") -> None:
+    def __init__(
+        self, enabled: bool, prefix: str = "", observe: StageObserver | None = None
+    ) -> None:
         self.enabled = enabled
         self.prefix = prefix
+        self.observe = observe
         self.stages: list[StageTrace] = []
 
     def run(
@@ -89,6 +96,8 @@ class _Tracer:
         started = time.perf_counter()
         count = len(candidates)
         out = stage(candidates)
+        if self.observe is not None:
+            self.observe(name, time.perf_counter() - started)
         if self.enabled:
             scores = [c.score for c in out]
             self.stages.append(
@@ -110,6 +119,7 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.reranker = reranker
+        self.observe_stage: StageObserver | None = None  # set by a server that counts
         # a repeated query (an agent asking again each turn, a hook's prompt) skips the model;
         # failures raise, so they are never cached
         self._embed_cached = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_fresh)
@@ -202,7 +212,7 @@ class Retriever:
     ) -> SearchResponse:
         started = time.perf_counter()
         query_vector = submit_embedding(self._embed_query, request.query)
-        tracer = _Tracer(request.include_trace)
+        tracer = _Tracer(request.include_trace, observe=self.observe_stage)
         merged: list[tuple[Candidate, float]] = []
         for space in spaces:
             tracer.prefix = f"{space.space_id}:" if len(spaces) > 1 else ""

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 from starlette.datastructures import Headers
@@ -22,6 +22,7 @@ from memoryd import __version__, dashboard
 from memoryd.config import Settings, load_settings
 from memoryd.continuity.worker import SessionWorker
 from memoryd.dashboard.protect import SecurityHeaders
+from memoryd.errors import UnauthorizedError
 from memoryd.imports.service import start_import_worker
 from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.proxy import compat
@@ -31,6 +32,8 @@ from memoryd.server import errors
 from memoryd.server.browser import BrowserGuard, BrowserPolicy
 from memoryd.server.errors import CompactJSON, ErrorFormat
 from memoryd.server.guard import DOCS_ASSETS, Guard, GuardOptions
+from memoryd.server.metrics import CONTENT_TYPE as METRICS_TYPE
+from memoryd.server.metrics import Observed, ServerMetrics, is_admin
 from memoryd.server.options import (
     DEFAULT_HOST,
     ENV_HOST,
@@ -122,6 +125,16 @@ def create_app(
         return dialect.error if dialect is not None else None
 
     app.state.foreign_api = foreign_api
+    metrics = ServerMetrics(root)
+    admin_key = root.settings.admin_key
+
+    @app.get("/metrics", include_in_schema=False)
+    def scrape(request: Request) -> Response:
+        """Prometheus' text format (docs/operations.md); the admin key when one is set."""
+        if admin_key and not is_admin(request.headers, admin_key):
+            raise UnauthorizedError("/metrics needs the admin key (X-API-Key or Bearer)")
+        return Response(metrics.render(), media_type=METRICS_TYPE)
+
     errors.install(app)
     modules = (
         tenants,
@@ -168,6 +181,8 @@ def create_app(
     app.add_middleware(BrowserGuard, policy=policy)
     # around everything: every dashboard answer, a refusal included, forbids framing
     app.add_middleware(SecurityHeaders)
+    # and around that: every request, refused or not, counted and given its id
+    app.add_middleware(Observed, metrics=metrics)
     return app
 
 

@@ -30,7 +30,10 @@ from memoryd.server.errors import ErrorFormat, error_response
 from memoryd.server.json_body import json_problem, read_body, replay
 from memoryd.tenancy.tenants import Tenants
 
-PUBLIC_PATHS = frozenset(("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"))
+# /metrics checks the admin key itself (open when none is set)
+PUBLIC_PATHS = frozenset(
+    ("/health", "/metrics", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc")
+)
 # Swagger UI's scripts and styles, served by the app itself (public like /docs)
 DOCS_ASSETS = "/docs/assets"
 TENANTS_PATH = "/v1/tenants"

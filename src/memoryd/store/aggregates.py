@@ -39,7 +39,23 @@ def breakdown_query(where: str) -> str:
     )
 
 
+# background work by kind and state, for an operator's metrics: one query for both backends
+JOB_COUNTS = (
+    "SELECT kind, status, COUNT(*) FROM tasks GROUP BY kind, status "
+    "UNION ALL SELECT 'import', status, COUNT(*) FROM import_tasks GROUP BY status"
+)
+
+
 class AggregateStore(Database):
+    def job_counts(self) -> list[tuple[str, str, int]]:
+        """Tasks (smart ingest, consolidation, …) and file imports, by kind and status."""
+        return [(str(k), str(s), int(n)) for k, s, n in self.conn.execute(JOB_COUNTS)]
+
+    def store_bytes(self) -> int:
+        """What the database takes on disk: its file and its write-ahead log."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        return sum(p.stat().st_size for p in (self.path, wal) if p.exists())
+
     def _scope(
         self,
         tenant_id: str,

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.models import Memory, State, utcnow
-from memoryd.store.aggregates import DAILY_GROUPS, GROUPABLE, breakdown_query
+from memoryd.store.aggregates import DAILY_GROUPS, GROUPABLE, JOB_COUNTS, breakdown_query
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.postgres.database import Conn, PgDatabase
 from memoryd.store.postgres.filters import where_clause
@@ -214,6 +214,13 @@ class PgRecords(PgDatabase):
         return {r[0]: json.loads(r[1]) for r in rows}
 
     # ------------------------------------------------------------------ aggregates
+    def job_counts(self) -> list[tuple[str, str, int]]:
+        return [(str(k), str(s), int(n)) for k, s, n in self.all(JOB_COUNTS)]
+
+    def store_bytes(self) -> int:
+        row = self.one("SELECT pg_database_size(current_database())")
+        return 0 if row is None else int(row[0])
+
     def _scope(
         self,
         tenant_id: str,

@@ -1,5 +1,5 @@
 """The speed and load commands of ``python -m bench``: speed, startup, import, server,
-proxy, rerank, ingest-latency."""
+proxy, rerank, ingest-latency, export-rss."""
 
 from __future__ import annotations
 
@@ -148,3 +148,15 @@ def ingest_latency(
     check_ingest(mode)
     report = il.run(rounds, messages, chars, mode)
     publish(report, out, il.print_report)
+
+
+@app.command("export-rss")
+def export_rss(
+    size: Annotated[int, typer.Option(help="Memories in the store.")] = 100_000,
+    clients: Annotated[int, typer.Option(min=1, help="Exports read at once.")] = 2,
+    out: Annotated[Path, typer.Option()] = REPORTS / "export_rss.json",
+) -> None:
+    """The server's memory while it streams GET /v1/export of a large store."""
+    from bench import export_rss as bench_export
+
+    publish(bench_export.run(size, clients), out, bench_export.print_report)

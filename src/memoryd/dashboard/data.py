@@ -20,7 +20,8 @@ from memoryd.dashboard.protect import check_form
 from memoryd.dashboard.routes import Viewer, page, see_other
 from memoryd.errors import MemorydError, ValidationError
 from memoryd.imports.service import Imports
-from memoryd.portability import export_jsonl, import_jsonl
+from memoryd.portability import import_jsonl
+from memoryd.server.export_stream import export_response
 from memoryd.server.routes.imports import read_upload_form
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
@@ -68,14 +69,7 @@ def rollback(svc: Viewer, import_id: str) -> Response:
 @router.get("/export")
 def export(svc: Viewer) -> Response:
     """Every memory of the signed-in tenant, with history and turns: ``memoryd import`` reads it."""
-    out = io.StringIO()
-    export_jsonl(svc, out)
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    return Response(
-        out.getvalue(),
-        media_type="application/x-ndjson",
-        headers={"Content-Disposition": f'attachment; filename="memoryd-{stamp}.jsonl"'},
-    )
+    return export_response(svc, download=True)
 
 
 @router.get("/stats")

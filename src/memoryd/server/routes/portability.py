@@ -13,20 +13,18 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from memoryd.errors import ValidationError
-from memoryd.portability import export_jsonl, import_jsonl
+from memoryd.portability import import_jsonl
 from memoryd.server.deps import Caller, ok
 from memoryd.server.errors import CompactJSON
+from memoryd.server.export_stream import NDJSON, export_response
 
 router = APIRouter(tags=["portability"])
-NDJSON = "application/x-ndjson"
 
 
 @router.get("/v1/export")
 def export(svc: Caller) -> Response:
-    """Every memory (any state) and every raw message of the personal space."""
-    out = io.StringIO()
-    export_jsonl(svc, out)
-    return Response(out.getvalue(), media_type=NDJSON)
+    """Every memory (any state) and every raw message of the personal space, streamed."""
+    return export_response(svc)
 
 
 @router.post(

@@ -51,6 +51,23 @@ class StorageDamagedError(StorageError):
     http_status = 503
 
 
+class StorageFullError(StorageError):
+    """The disk (or the database's size limit) is full: this write did not happen, nothing
+    else is lost, and writes work again once there is room."""
+
+    code = "storage_full"
+    prefix = "storage full"
+    http_status = 507
+
+
+class StorageReadOnlyError(StorageError):
+    """The database cannot be written (a read-only file system or file): reads go on."""
+
+    code = "storage_read_only"
+    prefix = "storage read-only"
+    http_status = 503
+
+
 class EmbeddingError(MemorydError):
     code = "internal_error"
     prefix = "embedding error"

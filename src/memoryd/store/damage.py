@@ -17,6 +17,9 @@ MARKER_SUFFIX = ".home"
 # SQLite's primary result codes for a damaged file
 SQLITE_CORRUPT = 11
 SQLITE_NOTADB = 26
+# … and for a write that cannot happen now, the file being sound
+SQLITE_READONLY = 8
+SQLITE_FULL = 13
 MARKER_TEXT = """\
 This directory holds a memoryd database ({db}), first opened {at}.
 
@@ -34,6 +37,11 @@ def is_damage(exc: sqlite3.DatabaseError) -> bool:
         return True
     # memoryd only ever writes valid UTF-8: text that is not was changed under it
     return str(exc).startswith("Could not decode to UTF-8")
+
+
+def primary_code(exc: sqlite3.DatabaseError) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
 
 
 def damage_detail(exc: sqlite3.DatabaseError) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -32,19 +33,24 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from memoryd.errors import StorageDamagedError, StorageError
+from memoryd.errors import StorageDamagedError, StorageError, StorageFullError, StorageReadOnlyError
 from memoryd.models import format_ts, utcnow
 from memoryd.store.damage import (
     MARKER_SUFFIX,
     MARKER_TEXT,
+    SQLITE_FULL,
+    SQLITE_READONLY,
     damage_detail,
     file_identity,
     is_damage,
+    primary_code,
     refuse_lost_database,
 )
 from memoryd.store.fts import cjk_bigrams
 
 log = logging.getLogger(__name__)
+# less free space than this on the database's disk: /health says the storage is full
+MIN_FREE_BYTES = 64 * 2**20
 P = ParamSpec("P")
 R = TypeVar("R")
 T = TypeVar("T")
@@ -64,6 +70,7 @@ class Database:
         self._conn_lock = threading.Lock()
         self.damaged: str | None = None  # what is wrong, once damage was found: read-only
         self._identity: tuple[int, int] | None = None
+        self._wal_identity: tuple[int, int] | None = None  # the write-ahead log, once seen
         refuse_lost_database(self.path, self.marker)
         self._migrate()
         self._identity = file_identity(self.path)
@@ -173,6 +180,17 @@ class Database:
         """The memoryd error for an SQLite error: damage makes the store read-only."""
         if is_damage(exc):
             return self._damage(damage_detail(exc))
+        code = primary_code(exc)
+        if code == SQLITE_FULL:
+            return StorageFullError(
+                f"the disk holding {self.path} is full ({exc}): this write did not happen; "
+                "free some space and send it again"
+            )
+        if code == SQLITE_READONLY:
+            return StorageReadOnlyError(
+                f"{self.path} cannot be written ({exc}): is its file system read-only? "
+                "Reads go on; writes work again once it is writable"
+            )
         return StorageError(
             f"{self.path}: {doing + ': ' if doing else ''}{exc} (if the file is damaged, "
             "restore it from a backup or an export, or move it aside)"
@@ -195,6 +213,34 @@ class Database:
             raise self._damage(self._rescue(f"{self.path.name} was removed while in use")) from None
         if self._identity is not None and now != self._identity:
             raise self._damage(f"{self.path.name} was replaced while in use")
+        self._check_wal()
+
+    def _check_wal(self) -> None:
+        """The write-ahead log is still the one this store writes. Removed under a running
+        store, SQLite goes on writing to the unlinked file and every write since the last
+        checkpoint is gone at the next start: its content is saved into the database now,
+        and nothing more is written until a restart makes a new log."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            now: tuple[int, int] | None = file_identity(wal)
+        except FileNotFoundError:
+            now = None
+        if self._wal_identity is None:
+            self._wal_identity = now  # SQLite makes it at the first write
+            return
+        if now == self._wal_identity:
+            return
+        try:  # through a connection still open on the removed log: into the database file
+            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+            saved = (
+                "its writes were saved into the database" if not busy else "some writes may be lost"
+            )
+        except sqlite3.DatabaseError as exc:
+            saved = f"its writes could not be saved ({exc})"
+        raise self._damage(
+            f"{wal.name} was removed or replaced while in use ({saved}); restart memoryd to "
+            "write again"
+        )
 
     def _rescue(self, detail: str) -> str:
         """Save what a removed file held, read through a connection still open on it.
@@ -223,6 +269,26 @@ class Database:
         if self.damaged is not None:
             raise self._damage(self.damaged)
         self._check_file()
+
+    def storage_problem(self) -> StorageError | None:
+        """What stops writes now, as far as a cheap look tells: damage, a read-only file
+        system, or a disk with less than :data:`MIN_FREE_BYTES` left; None when nothing."""
+        damage = self.storage_damage()
+        if damage is not None:
+            return damage
+        try:
+            room = os.statvfs(self.path.parent)
+        except OSError:
+            return None
+        if room.f_flag & os.ST_RDONLY:
+            return StorageReadOnlyError(f"the file system holding {self.path} is read-only")
+        free = room.f_bavail * room.f_frsize
+        if free < MIN_FREE_BYTES:
+            return StorageFullError(
+                f"the disk holding {self.path} has {free // 2**20} MiB free (under "
+                f"{MIN_FREE_BYTES // 2**20} MiB): writes may fail until space is freed"
+            )
+        return None
 
     def storage_damage(self) -> StorageDamagedError | None:
         """What is wrong with the file, as far as a cheap look tells; None when nothing is."""

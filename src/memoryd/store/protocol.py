@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from memoryd.errors import StorageDamagedError
+from memoryd.errors import StorageDamagedError, StorageError
 from memoryd.models import (
     ApiKey,
     AutoShareRule,
@@ -54,6 +54,7 @@ class Transactions(Protocol):
     def read(self) -> AbstractContextManager[Tx]: ...
     def close(self) -> None: ...
     def storage_damage(self) -> StorageDamagedError | None: ...
+    def storage_problem(self) -> StorageError | None: ...
     def get_meta(self, key: str) -> str | None: ...
     def bind_embedding_model(
         self, name: str, dim: int, hnsw_threshold: int | None = DEFAULT_HNSW_THRESHOLD

@@ -36,13 +36,18 @@ async def health(request: Request) -> CompactJSON:
     loop: SQLite stats its file and reads the small ``meta`` table, a read that WAL
     never makes wait for a writer; PostgreSQL does nothing.
     """
-    error = request.app.state.service.store.storage_damage()
+    error = request.app.state.service.store.storage_problem()
     if error is None:
         return ok({"status": "ok", "storage": "ok"})
+    storage = {
+        "storage_damaged": "damaged",
+        "storage_full": "full",
+        "storage_read_only": "read_only",
+    }.get(error.code, "failing")
     return ok(
         {
             "status": "degraded",
-            "storage": "damaged",
+            "storage": storage,
             "error": {"code": error.code, "message": error.message},
         },
         503,

@@ -186,6 +186,10 @@ class PgDatabase:
     def close(self) -> None:
         self.pool.close()
 
+    def storage_problem(self) -> StorageError | None:
+        """The server's disk is the database server's to watch: damage only."""
+        return self.storage_damage()
+
     def storage_damage(self) -> StorageDamagedError | None:
         """PostgreSQL keeps its own files sound; an unreachable server is a StorageError."""
         return None

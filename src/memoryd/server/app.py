@@ -96,6 +96,11 @@ def create_app(
         if sessions is not None:
             sessions.start()
         yield
+        if service is None:
+            # the process is stopping (SIGTERM, Ctrl-C): a running import stops at its next
+            # unit and is queued again for the next start, instead of holding the exit for
+            # minutes; no worker claims anything more
+            root.engine.interrupt()
         if sessions is not None:
             sessions.stop()
         if schedule is not None:

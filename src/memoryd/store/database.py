@@ -219,27 +219,31 @@ class Database:
         """The write-ahead log is still the one this store writes. Removed under a running
         store, SQLite goes on writing to the unlinked file and every write since the last
         checkpoint is gone at the next start: its content is saved into the database now,
-        and nothing more is written until a restart makes a new log."""
+        and nothing more is written until a restart makes a new log. (SQLite itself may
+        make a new log when every connection to the file closed: that is no loss, and
+        this process then holds no removed one open.)"""
         wal = self.path.with_name(self.path.name + "-wal")
         try:
             now: tuple[int, int] | None = file_identity(wal)
         except FileNotFoundError:
             now = None
-        if self._wal_identity is None:
-            self._wal_identity = now  # SQLite makes it at the first write
-            return
         if now == self._wal_identity:
             return
-        try:  # through a connection still open on the removed log: into the database file
-            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
-            saved = (
-                "its writes were saved into the database" if not busy else "some writes may be lost"
-            )
-        except sqlite3.DatabaseError as exc:
-            saved = f"its writes could not be saved ({exc})"
+        if self._wal_identity is None or not _holds_removed(wal):
+            self._wal_identity = now  # made at the first write, or made anew: nothing lost
+            return
+        with self._conn_lock:  # one of this store's connections, open on the removed log
+            open_on_it = self._connections[0] if self._connections else None
+        saved = "its writes could not be saved"
+        if open_on_it is not None:
+            try:  # through it, into the database file
+                busy, _, _ = open_on_it.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+                saved = "some writes may be lost" if busy else "its writes were saved"
+            except sqlite3.DatabaseError as exc:
+                saved = f"its writes could not be saved ({exc})"
         raise self._damage(
-            f"{wal.name} was removed or replaced while in use ({saved}); restart memoryd to "
-            "write again"
+            f"{wal.name} was removed or replaced while in use ({saved} into the database); "
+            "restart memoryd to write again"
         )
 
     def _rescue(self, detail: str) -> str:
@@ -462,6 +466,23 @@ def map_storage_errors(cls: type[T]) -> type[T]:
             continue
         setattr(cls, name, _storage_errors(member))
     return cls
+
+
+def _holds_removed(path: Path) -> bool:
+    """This process holds ``path`` open although it was removed (Linux: ``/proc/self/fd``
+    names such a file "<path> (deleted)"); False where that cannot be told."""
+    gone = f"{path} (deleted)"
+    try:
+        links = list(Path("/proc/self/fd").iterdir())
+    except OSError:
+        return False
+    for link in links:
+        try:
+            if os.readlink(link) == gone:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _split_sql(script: str) -> list[str]:

@@ -117,6 +117,21 @@ def test_a_run_finishes_only_the_claim_it_holds(store: Store) -> None:
     assert task is not None and (task["status"], task["done"]) == ("completed", 2)
 
 
+def test_a_running_import_holds_up_only_another_import_of_its_space(store: Store) -> None:
+    """A long import does not starve the space's smart ingest or consolidation; two imports,
+    or two reconciling tasks, still take turns."""
+    with store.write() as conn:
+        for task_id, kind in (("i1", "import"), ("i2", "import"), ("g1", "ingest")):
+            store.record_task(conn, task_id, TENANT, SPACE, kind, "queued", {}, {})
+        store.record_task(conn, "c1", TENANT, SPACE, "consolidate", "queued", {}, {})
+    assert (store.claim_task(f"{OWN}/0", "import") or {}).get("id") == "i1"
+    assert store.claim_task(f"{OWN}/1", "import") is None  # an import at a time
+    assert (store.claim_task(f"{OWN}/2", "ingest") or {}).get("id") == "g1"  # not held up
+    assert store.claim_task(f"{OWN}/3", "consolidate") is None  # waits for the ingest
+    assert store.finish_task("g1", f"{OWN}/2", "completed", {}, [])
+    assert (store.claim_task(f"{OWN}/3", "consolidate") or {}).get("id") == "c1"
+
+
 def test_concurrent_claims_run_each_task_once_and_one_per_space(postgres_url: str) -> None:
     """Eight threads on two pools (two servers) claim 40 tasks of 4 spaces at once."""
     servers = [PostgresStore(postgres_url), PostgresStore(postgres_url)]

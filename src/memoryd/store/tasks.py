@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 
 MAX_ATTEMPTS = 3
 DONE = ("completed", "failed")
+# One task at a time a space, so two reconciliations never race; but a file import, which
+# may run for minutes, only waits for and holds up another import: a user's turns are
+# distilled, and consolidation runs, while it goes on (the running task ``r`` busies the
+# queued ``t``'s space). The same SQL for both backends.
+BUSY = (
+    "r.status = 'running' AND r.space_id = t.space_id AND (r.kind = 'import') = (t.kind = 'import')"
+)
 
 
 class TaskStore(Database):
@@ -98,7 +105,8 @@ class TaskStore(Database):
         return None if row is None else str(row[0])
 
     def claim_task(self, worker: str, kind: str) -> dict[str, Any] | None:
-        """The oldest queued task of a space with nothing running, now running for ``worker``."""
+        """The oldest queued task of a space with nothing running that it waits for
+        (:data:`BUSY`), now running for ``worker``."""
         # idle workers poll: a plain read first, the write lock only when there is work
         queued = self.conn.execute(
             "SELECT 1 FROM tasks WHERE status = 'queued' AND kind = ? LIMIT 1", (kind,)
@@ -108,9 +116,8 @@ class TaskStore(Database):
         with self.write() as conn:
             row = conn.execute(
                 "SELECT id, tenant_id, space_id, payload, result, attempts FROM tasks t "
-                "WHERE status = 'queued' AND kind = ? AND NOT EXISTS (SELECT 1 FROM tasks r "
-                "WHERE r.status = 'running' AND r.space_id = t.space_id) "
-                "ORDER BY created_at, id LIMIT 1",
+                f"WHERE status = 'queued' AND kind = ? AND NOT EXISTS (SELECT 1 FROM tasks r "
+                f"WHERE {BUSY}) ORDER BY created_at, id LIMIT 1",
                 (kind,),
             ).fetchone()
             if row is None:

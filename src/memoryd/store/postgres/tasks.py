@@ -29,7 +29,7 @@ import numpy.typing as npt
 from memoryd.models import utcnow
 from memoryd.store.postgres.database import Conn, PgDatabase
 from memoryd.store.rows import from_us, to_us
-from memoryd.store.tasks import DONE, MAX_ATTEMPTS
+from memoryd.store.tasks import BUSY, DONE, MAX_ATTEMPTS
 
 # queued tasks one claim looks at (each of another space, or locked by another claim)
 CLAIM_WINDOW = 16
@@ -155,7 +155,8 @@ class PgTasks(PgDatabase):
         return None if row is None else str(row[0])
 
     def claim_task(self, worker: str, kind: str) -> dict[str, Any] | None:
-        """The oldest queued task of a space with nothing running, now running for ``worker``."""
+        """The oldest queued task of a space with nothing running that it waits for
+        (:data:`memoryd.store.tasks.BUSY`), now running for ``worker``."""
         # per kind: the workers of every kind claim through this store, and a check of
         # one kind's orphans must not stand in for another's
         checked = self.__dict__.setdefault("_orphans_checked", {})
@@ -170,9 +171,8 @@ class PgTasks(PgDatabase):
         with self.write() as conn:
             candidates = conn.execute(
                 "SELECT id, space_id FROM tasks t WHERE status = 'queued' AND kind = %s "
-                "AND NOT EXISTS (SELECT 1 FROM tasks r WHERE r.status = 'running' "
-                "AND r.space_id = t.space_id) ORDER BY created_at, id LIMIT %s "
-                "FOR UPDATE SKIP LOCKED",
+                f"AND NOT EXISTS (SELECT 1 FROM tasks r WHERE {BUSY}) "
+                "ORDER BY created_at, id LIMIT %s FOR UPDATE SKIP LOCKED",
                 (kind, CLAIM_WINDOW),
             ).fetchall()
             for task_id, space_id in candidates:
@@ -180,8 +180,8 @@ class PgTasks(PgDatabase):
                 if not (locked and locked[0]):
                     continue  # another server is claiming in this space right now
                 busy = conn.execute(  # a fresh snapshot: sees claims committed meanwhile
-                    "SELECT 1 FROM tasks WHERE status = 'running' AND space_id = %s LIMIT 1",
-                    (space_id,),
+                    f"SELECT 1 FROM tasks r, tasks t WHERE t.id = %s AND {BUSY} LIMIT 1",
+                    (task_id,),
                 ).fetchone()
                 if busy is not None:
                     continue

@@ -19,7 +19,7 @@ import psycopg
 import pytest
 
 from memoryd.embed.local import LocalEmbedder
-from memoryd.errors import StorageError
+from memoryd.errors import StorageError, StorageReadOnlyError
 from memoryd.models import Memory, personal_space
 from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore, Store
 from memoryd.store.postgres import PostgresStore, tasks
@@ -291,3 +291,20 @@ def test_servers_starting_together_migrate_once(postgres_server: str) -> None:
     assert applied == sorted((p.name,) for p in scripts if p.name.endswith(".sql"))
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_a_read_only_postgres_database_takes_no_write_and_says_so(postgres_url: str) -> None:
+    """A standby or a database set read-only: PostgreSQL's own refusal becomes a 503
+    storage_read_only, never a 500."""
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("SET default_transaction_read_only = on")
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction) as refused:
+            conn.execute("INSERT INTO meta(key, value) VALUES ('probe', 'x')")
+    store = PostgresStore(postgres_url)
+    try:
+        error = store.error(refused.value)
+    finally:
+        store.close()
+    assert isinstance(error, StorageReadOnlyError)
+    assert error.http_status == 503 and error.code == "storage_read_only"
+    assert "reads go on" in error.message

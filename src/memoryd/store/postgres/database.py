@@ -25,7 +25,12 @@ from psycopg.types import TypeInfo
 from psycopg.types.string import TextLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from memoryd.errors import StorageDamagedError, StorageError
+from memoryd.errors import (
+    StorageDamagedError,
+    StorageError,
+    StorageFullError,
+    StorageReadOnlyError,
+)
 from memoryd.models import format_ts, utcnow
 
 log = logging.getLogger(__name__)
@@ -207,7 +212,18 @@ class PgDatabase:
         )
 
     def error(self, exc: psycopg.Error) -> StorageError:
-        return StorageError(f"PostgreSQL {self.where}: {str(exc).strip()}")
+        said = str(exc).strip()
+        if isinstance(exc, psycopg.errors.DiskFull | psycopg.errors.OutOfMemory):
+            return StorageFullError(
+                f"PostgreSQL {self.where} is out of room ({said}): this write did not happen; "
+                "free some space and send it again"
+            )
+        if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
+            return StorageReadOnlyError(
+                f"PostgreSQL {self.where} takes no writes now ({said}): a read-only database "
+                "or a standby; reads go on"
+            )
+        return StorageError(f"PostgreSQL {self.where}: {said}")
 
 
 def _storage_errors(method: Callable[P, R]) -> Callable[P, R]:

@@ -142,10 +142,12 @@ def wait_healthy(url: str, process: subprocess.Popen[str]) -> None:
     raise AssertionError("memoryd serve did not answer /health")
 
 
-def spawn_server(home: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+def spawn_server(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
     """``memoryd serve`` as a real process on a free loopback port, once it answers."""
     port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(
         memoryd_command(home, "serve", "--port", str(port), *args),
         stdout=subprocess.PIPE,

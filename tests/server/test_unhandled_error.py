@@ -4,6 +4,7 @@ client cannot tell whether its write happened)."""
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 from collections.abc import Iterator
@@ -28,7 +29,11 @@ def url(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[str]:
     def broken() -> None:
         raise RuntimeError("a bug memoryd did not foresee")
 
+    def no_room() -> None:  # what an upload's spool or an export meets on a full disk
+        raise OSError(errno.ENOSPC, "No space left on device")
+
     app.add_api_route("/v1/broken", broken, methods=["GET"])
+    app.add_api_route("/v1/no-room", no_room, methods=["GET"])
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical", lifespan="on")
     )
@@ -54,3 +59,12 @@ def test_the_next_request_after_a_500_is_answered(url: str) -> None:
             written = client.post("/v1/memories", json={"content": "The user keeps bees"})
             assert written.status_code == 201, written.text
         assert len(client.get("/v1/memories").json()["memories"]) == 1
+
+
+def test_a_full_disk_met_anywhere_is_a_507(url: str) -> None:
+    with httpx.Client(base_url=url, timeout=20) as client:
+        full = client.get("/v1/no-room")
+        assert full.status_code == 507
+        assert full.json()["error"]["code"] == "storage_full"
+        assert "No space left" in full.json()["error"]["message"]
+        assert client.get("/v1/memories").status_code == 200

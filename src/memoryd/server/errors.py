@@ -7,6 +7,7 @@ that is not JSON or a bad query string, 422 for JSON of the wrong shape,
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from memoryd.errors import MemorydError
+from memoryd.errors import MemorydError, StorageFullError, StorageReadOnlyError
 
 log = logging.getLogger("memoryd.server")
 
@@ -100,6 +101,23 @@ def _http(request: Request, exc: Exception) -> Response:
     return response
 
 
+def _os_error(request: Request, exc: Exception) -> Response:
+    """The machine's refusal to write (a full disk, a read-only file system), wherever it
+    came from (an upload spooled to a temporary file, an export, a backup): the client's
+    clear answer, not a 500."""
+    assert isinstance(exc, OSError)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        failure: MemorydError = StorageFullError(
+            f"no space left on the server's disk: this request did not happen ({exc.strerror})"
+        )
+    elif exc.errno == errno.EROFS:
+        failure = StorageReadOnlyError(f"the server's file system is read-only ({exc.strerror})")
+    else:
+        return _unexpected(request, exc)
+    log.error("%s %s failed: %s", request.method, request.url.path, exc)
+    return _render(request)(failure.http_status, failure.code, failure.message)
+
+
 def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("%s %s failed", request.method, request.url.path)
     response = _render(request)(
@@ -115,4 +133,5 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(MemorydError, _memoryd)
     app.add_exception_handler(StarletteHTTPException, _http)
+    app.add_exception_handler(OSError, _os_error)
     app.add_exception_handler(Exception, _unexpected)

@@ -57,7 +57,9 @@ def export_lines(service: MemoryService) -> Iterator[dict[str, Any]]:
         if service.viewer is None or row["memory_id"] in seen:  # an agent's: what it sees
             yield {"type": "history", **row, "at": format_ts(from_us(row["at"]))}
     # the raw transcripts are the owner's: an agent's export holds what it sees
-    for message in service.session_messages() if service.viewer is None else ():
+    owner = service.viewer is None
+    messages = service.store.iter_session_messages(service.tenant_id, service.space_id)
+    for message in messages if owner else ():
         yield {
             "type": "message",
             **message,

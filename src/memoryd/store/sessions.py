@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from memoryd.models import utcnow
 from memoryd.store.database import Database
 from memoryd.store.rows import to_us
+
+# an export reads messages and history a page at a time, keyed by id: its memory stays
+# the same whatever the space holds (both backends; PostgreSQL's placeholders as written)
+EXPORT_BATCH = 1000
+MESSAGE_KEYS = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
+MESSAGE_PAGE = (
+    "SELECT id, session_id, agent_id, role, content, said_at, stored_at, memory_id "
+    "FROM session_messages WHERE tenant_id = %s AND space_id = %s AND id > %s "
+    "ORDER BY id LIMIT %s"
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,20 @@ class SessionLog(Database):
         rows = self.conn.execute(sql + " ORDER BY id", params).fetchall()
         keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
         return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def iter_session_messages(
+        self, tenant_id: str, space_id: str, batch: int = EXPORT_BATCH
+    ) -> Iterator[dict[str, Any]]:
+        """Every raw message of a space, oldest first, read a batch at a time (export)."""
+        last = 0
+        while True:
+            rows = self.conn.execute(
+                MESSAGE_PAGE.replace("%s", "?"), (tenant_id, space_id, last, batch)
+            ).fetchall()
+            yield from (dict(zip(MESSAGE_KEYS, r[1:], strict=True)) for r in rows)
+            if len(rows) < batch:
+                return
+            last = rows[-1][0]
 
     def list_sessions(
         self, tenant_id: str, space_id: str, limit: int, offset: int = 0

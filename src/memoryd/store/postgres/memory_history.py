@@ -17,6 +17,7 @@ from memoryd.store.history_rows import (
     imported_values,
 )
 from memoryd.store.postgres.database import Conn, PgDatabase
+from memoryd.store.sessions import EXPORT_BATCH
 
 HISTORY_INSERT = history_insert("%s")
 
@@ -29,13 +30,19 @@ class PgMemoryHistory(PgDatabase):
 
     def space_history(self, tenant_id: str, space_id: str) -> Iterator[dict[str, Any]]:
         """Every history row of a space's memories, oldest first (export)."""
-        rows = self.all(
-            "SELECT memory_id, action, old_value, new_value, actor, at FROM memory_history "
-            "WHERE tenant_id = %s AND space_id = %s ORDER BY id",
-            (tenant_id, space_id),
-        )
-        for memory_id, *entry in rows:
-            yield {"memory_id": memory_id, **history_entry(*entry)}
+        last = 0
+        while True:  # a page at a time, keyed by id: an export's memory stays bounded
+            rows = self.all(
+                "SELECT id, memory_id, action, old_value, new_value, actor, at FROM "
+                "memory_history WHERE tenant_id = %s AND space_id = %s AND id > %s "
+                "ORDER BY id LIMIT %s",
+                (tenant_id, space_id, last, EXPORT_BATCH),
+            )
+            for _, memory_id, *entry in rows:
+                yield {"memory_id": memory_id, **history_entry(*entry)}
+            if len(rows) < EXPORT_BATCH:
+                return
+            last = rows[-1][0]
 
     def add_history(self, tenant_id: str, space_id: str, rows: Sequence[dict[str, Any]]) -> None:
         with self.write() as conn, conn.cursor() as cur:

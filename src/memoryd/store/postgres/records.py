@@ -5,7 +5,7 @@ stats counts, on PostgreSQL (the SQLite counterparts: ``store.sessions``,
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,7 @@ from memoryd.store.postgres.database import Conn, PgDatabase
 from memoryd.store.postgres.filters import where_clause
 from memoryd.store.rows import SELECT_COLUMNS, row_to_memory, to_us
 from memoryd.store.scopes import Viewer
-from memoryd.store.sessions import RawMessage
+from memoryd.store.sessions import EXPORT_BATCH, MESSAGE_KEYS, MESSAGE_PAGE, RawMessage
 
 
 class PgRecords(PgDatabase):
@@ -80,6 +80,17 @@ class PgRecords(PgDatabase):
         rows = self.all(query + " ORDER BY id", params)
         keys = ("session_id", "agent_id", "role", "content", "said_at", "stored_at", "memory_id")
         return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def iter_session_messages(
+        self, tenant_id: str, space_id: str, batch: int = EXPORT_BATCH
+    ) -> Iterator[dict[str, Any]]:
+        last = 0
+        while True:
+            rows = self.all(MESSAGE_PAGE, (tenant_id, space_id, last, batch))
+            yield from (dict(zip(MESSAGE_KEYS, r[1:], strict=True)) for r in rows)
+            if len(rows) < batch:
+                return
+            last = rows[-1][0]
 
     def list_sessions(
         self, tenant_id: str, space_id: str, limit: int, offset: int = 0

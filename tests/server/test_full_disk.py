@@ -4,51 +4,27 @@ Writes that cannot happen are a 507 ``storage_full`` (a file import too: its
 upload was a connection reset), /health says
 the storage is full, nothing acknowledged is lost, and writes work again once
 there is room. The file system is a tmpfs of its own, so this needs the right
-to mount one (``make test`` runs as root, for its system packages).
+to mount one (:mod:`full_disk`).
 """
 
 from __future__ import annotations
 
-import errno
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from full_disk import fill, small_disk
 from server_harness import spawn_server
 
 SIZE = "96m"  # over the 64 MiB under which /health says full
 
 
-def _mount(where: Path) -> bool:
-    where.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SIZE}", "tmpfs", str(where)])
-    return done.returncode == 0
-
-
 @pytest.fixture
 def disk(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "disk"
-    if not _mount(where):
-        pytest.fail("cannot mount a tmpfs: this test needs root, as make test has")
-    try:
+    with small_disk(tmp_path / "disk", SIZE) as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-
-
-def fill(path: Path) -> None:
-    """Take every free byte of the file system ``path`` is on."""
-    with path.open("wb", buffering=0) as out:  # unbuffered: closing writes nothing more
-        for size in (1 << 20, 4096, 1):
-            block = b"\0" * size
-            try:
-                while True:
-                    out.write(block)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC
 
 
 def test_a_full_disk_is_a_507_and_loses_nothing(disk: Path) -> None:

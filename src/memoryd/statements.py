@@ -63,6 +63,8 @@ _PLAN_ZH = re.compile(
 # a request to the assistant the rules' tables do not name ("any tips for Denver", "帮我查查")
 _REQUEST = re.compile(
     r"^\W*(?:any|recommend|help|pls|please)\b|^\W*(?:帮我|请|能不能|可以|推荐)|"
+    # a request after a word of transition ("anyway can u help me …", "so could you …")
+    r"^\W*(?:anyway|so|also|btw|and|ok|okay)\W+(?:can|could|would|will) (?:you|u)\b|"
     # an instruction to the assistant ("Plan my ride to the office"): the verbs people open
     # one with, in the form no statement of theirs takes
     r"^\W*(?:plan|book|write|draft|give|suggest|explain|summari[sz]e|translate|fix|compare|"

@@ -300,3 +300,21 @@ def test_a_repeat_in_other_word_forms_is_no_change(mem: Memory) -> None:
     first = mem.add("The user cycles to work every day")
     mem.add("Like I said, I cycle to work every day")
     assert mem.get(first.id).status is Status.CURRENT
+
+
+def test_the_proxy_recalls_no_plan_or_past_beside_the_answer(mem: Memory) -> None:
+    """What search sets aside for a question (a plan, what held once) is not recalled by
+    the proxy either, whether search ranked it low or the newest memories would bring it."""
+    from memoryd.proxy.recall import recall_block
+    from memoryd.proxy.settings import MemorySettings
+
+    mem.add("I live in Porto")
+    mem.add("I'm thinking about moving to Lisbon next year")
+    mem.add("I used to live in Braga")
+    block = recall_block(mem.service, MemorySettings(), [("user", "where does the user live?")])
+    assert "Porto" in block
+    assert "Lisbon" not in block and "Braga" not in block
+    asked = recall_block(
+        mem.service, MemorySettings(), [("user", "where does the user plan to move?")]
+    )
+    assert "Lisbon" in asked  # asked about plans: the plan is the answer

@@ -22,6 +22,7 @@ from memoryd.ingest.conversation import transcript_line
 from memoryd.inject import RECALL_MIN_SIMILARITY, render_context
 from memoryd.models import Memory, MemoryType, State, utcnow
 from memoryd.proxy.settings import MemorySettings
+from memoryd.retrieve.subject_match import set_aside
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 
@@ -32,6 +33,10 @@ MAX_QUERY_CHARS = 2000
 # the search ranks this many; the pipeline costs grow with it, and the budget rarely takes more
 SEARCH_LIMIT = 10
 RECENT_LIMIT = 30
+# a hit scored under this share of the best hit's score is not recalled: search ranks
+# another person's fact, a plan or what held once at a tenth of its score under a question
+# about none of them (retrieve/subject_match.py)
+RECALL_MIN_SHARE = 0.2
 
 
 def query_of(messages: list[tuple[str, str]]) -> str:
@@ -64,6 +69,7 @@ def recall_block(
     since = now - timedelta(days=settings.retention_days)
     query = query_of(messages)
     found: list[Memory] = []
+    aside: set[str] = set()
     if settings.strategy in ("semantic", "hybrid") and query:
         try:
             response = svc.search(
@@ -77,11 +83,15 @@ def recall_block(
         except ValidationError:  # a query the search refuses (only punctuation): recall none
             response = None
         if response is not None:  # what is near enough the question to be about it
-            found.extend(
-                hit.memory
-                for hit in response.results
-                if hit.similarity is None or hit.similarity >= RECALL_MIN_SIMILARITY
-            )
+            best = max((hit.score for hit in response.results), default=0.0)
+            for hit in response.results:
+                near = hit.similarity is None or hit.similarity >= RECALL_MIN_SIMILARITY
+                # far below the best: what search set aside for this question (another
+                # person's fact, a plan, what held once), not recalled beside the answer
+                if near and hit.score >= RECALL_MIN_SHARE * best:
+                    found.append(hit.memory)
+                else:
+                    aside.add(hit.memory.id)
     if settings.strategy in ("recent", "hybrid"):
         recent, _ = svc.store.list_memories(
             svc.tenant_id,
@@ -100,7 +110,11 @@ def recall_block(
             with_total=False,
         )
         if settings.strategy == "hybrid" and query:  # beside a question: only what is about it
-            recent = _near(svc, query, recent)
+            recent = [
+                m
+                for m in _near(svc, query, recent)
+                if m.id not in aside and set_aside(m.marks, m.content, query) is None
+            ]
         found.extend(recent)
     # what the request itself says (a turn, a fact taken from one) is in the prompt already
     said = "\n".join(_norm(transcript_line(role, text)) for role, text in messages)

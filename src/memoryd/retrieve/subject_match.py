@@ -17,23 +17,38 @@ marks (raw imports, benchmarks ingested raw) are unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memoryd.models import OTHER_MARK, PAST_MARK, PLAN_MARK
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import SearchConfig
 from memoryd.statements import asks_about_past, asks_about_plans, names_the_other
 
 
+def set_aside(marks: Sequence[str], content: str, query: str) -> str | None:
+    """Why a memory is no answer to ``query`` by itself: ``"other"`` (another person's
+    fact, the query naming neither them nor their relation), ``"plan"`` (the query not
+    asking about plans) or ``"past"`` (the query not asking about the past); None when it
+    may be. The proxy's recall asks the same (proxy/recall.py)."""
+    if OTHER_MARK in marks and not names_the_other(query, content):
+        return "other"
+    if PLAN_MARK in marks and not asks_about_plans(query):
+        return "plan"
+    if PAST_MARK in marks and not asks_about_past(query):
+        return "past"
+    return None
+
+
 def subject_match(candidates: list[Candidate], query: str, config: SearchConfig) -> list[Candidate]:
     if config.other_subject_boost == config.plan_boost == config.past_boost == 1.0:
         return candidates
-    plans_asked = asks_about_plans(query)
-    past_asked = asks_about_past(query)
+    boosts = {
+        "other": config.other_subject_boost,
+        "plan": config.plan_boost,
+        "past": config.past_boost,
+    }
     for c in candidates:
-        marks = c.mem.marks
-        if OTHER_MARK in marks and not names_the_other(query, c.mem.content):
-            c.score *= config.other_subject_boost
-        elif PLAN_MARK in marks and not plans_asked:
-            c.score *= config.plan_boost
-        elif PAST_MARK in marks and not past_asked:
-            c.score *= config.past_boost
+        why = set_aside(c.mem.marks, c.mem.content, query)
+        if why is not None:
+            c.score *= boosts[why]
     return candidates

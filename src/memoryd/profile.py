@@ -37,6 +37,15 @@ STATIC_CATEGORIES = (Category.PROFILE, Category.PREFERENCES)
 DYNAMIC_CATEGORIES = (Category.EVENTS, Category.CASES, Category.PATTERNS)
 
 
+# the marks of a statement that holds no value of the user's now (a liking still does)
+NOT_A_USER_VALUE = NOT_A_VALUE_MARKS - {LIKING_MARK}
+
+
+def holds_for_user(memory: Memory) -> bool:
+    """Not another person's fact, a plan or what held once: what the profile and the
+    SessionStart block list as true of the user now (both read it here)."""
+    return not NOT_A_USER_VALUE & set(memory.marks)
+
 def build_profile(service: MemoryService, query: str | None = None) -> dict[str, Any]:
     now = utcnow()
     rows, _ = service.store.list_memories(
@@ -48,6 +57,8 @@ def build_profile(service: MemoryService, query: str | None = None) -> dict[str,
         limit=SCAN_LIMIT,
     )
     stated = attribute_holders(service)
+    # what holds for the user: not another person's fact, a plan, or what held once
+    rows = [m for m in rows if holds_for_user(m)]
     static = sorted(
         current_facts([*(m for m in rows if m.category in STATIC_CATEGORIES), *stated]),
         key=lambda m: -m.importance,
@@ -94,7 +105,7 @@ def attribute_holders(service: MemoryService) -> list[Memory]:
             with_total=False,
         )
         # the user's own values: a liking is one of them, another person's fact or a plan not
-        mine = [m for m in rows if not (NOT_A_VALUE_MARKS - {LIKING_MARK}) & set(m.marks)]
+        mine = [m for m in rows if holds_for_user(m)]
         if any(m.memory_type is not MemoryType.SESSION for m in mine):
             continue  # a distilled or pinned memory states it: the profile has it already
         newest = sorted(mine, key=lambda m: m.said_at, reverse=True)

@@ -160,6 +160,31 @@ def test_the_session_start_block_and_the_profile_hold_the_current_city_only(
     assert not any("Lisbon" in line or "Oslo" in line for line in lines), lines
 
 
+def test_the_profile_and_the_session_start_block_list_only_what_holds_for_the_user(
+    mem: Memory,
+) -> None:
+    """A plan, what held once and another person's fact are kept and found by search, but
+    neither the profile nor the SessionStart block lists them as the user's."""
+    mem.add("I live in Porto")
+    for other in (
+        "I'm thinking about moving to Lisbon next year",
+        "I used to live in Braga",
+        "My brother Tiago lives in Faro",
+    ):
+        mem.add(other, category="profile")
+    lines = mem.profile()["static_facts"]
+    assert any("Porto" in line for line in lines)
+    assert not any(city in line for line in lines for city in ("Lisbon", "Braga", "Faro"))
+    block = session_start.run({"source": "startup"}, EmbeddedBackend(mem), HookConfig())
+    assert block.output is not None
+    text = block.output["hookSpecificOutput"]["additionalContext"]
+    assert "Porto" in text
+    assert not any(city in text for city in ("Lisbon", "Braga", "Faro")), text
+    assert mem.search("where does the user plan to move?", limit=1)[0].memory.content.endswith(
+        "next year"
+    )
+
+
 def test_a_direct_add_gets_the_category_its_content_implies_and_keeps_it(mem: Memory) -> None:
     oslo = mem.add("I live in Oslo")
     assert oslo.category is Category.PROFILE

@@ -21,6 +21,7 @@ from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult, attempt, context_output
 from memoryd.inject import MAX_CONTEXT_CHARS, estimate_tokens, render_context
 from memoryd.models import Memory as MemoryRecord
+from memoryd.profile import holds_for_user
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ def run(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) ->
     profile = attempt("profile", backend.profile, None)
     none: list[MemoryRecord] = []
     recent = attempt("recent memories", lambda: backend.recent(RECENT_LIMIT), none)
+    recent = [m for m in recent if holds_for_user(m)]  # as the profile beside it lists
     cwd = payload.get("cwd")
     project = cwd if isinstance(cwd, str) else ""
     restored = attempt("checkpoint", lambda: backend.restore(config.agent_id, project), "")

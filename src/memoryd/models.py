@@ -41,7 +41,9 @@ LIKING_MARK = "about:liking"
 # read, and about none of the attributes: not read again
 NOTHING_MARK = "about:none"
 # a statement so marked holds no value of its attribute that a newer one could replace
-NOT_A_VALUE_MARKS = frozenset((OTHER_MARK, PLAN_MARK, PAST_MARK, LIKING_MARK))
+# a statement that names a value the user stated before, saying nothing of it changing
+MENTION_MARK = "about:mention"
+NOT_A_VALUE_MARKS = frozenset((OTHER_MARK, PLAN_MARK, PAST_MARK, LIKING_MARK, MENTION_MARK))
 
 
 class Category(StrEnum):

@@ -115,7 +115,7 @@ def is_past(words: str) -> bool:
 # a value that is over, with no new one said ("I stopped drinking coffee", "车卖了"): the
 # rules' slot values say which memory held it; by attribute alone it would end them all
 _ENDING = re.compile(
-    r"\b(?:stopped|quit|quitting|no longer|anymore|gave up|sold|dropped|cancel+ed|retired|"
+    r"\b(?:stopped|quit|quitting|left|no longer|anymore|gave up|sold|dropped|cancel+ed|retired|"
     r"passed away|died|broke up)\b|不再|戒|卖了|退了|辞了|分手|走了|没了",
     re.IGNORECASE,
 )

@@ -20,7 +20,7 @@ from memoryd.hooks.backend import EmbeddedBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.imports.formats import chatgpt_conversation
 from memoryd.ingest.rules import extract_facts
-from memoryd.models import OTHER_MARK, Category, Status
+from memoryd.models import MENTION_MARK, OTHER_MARK, Category, Status
 from memoryd.proxy.memory_api import health
 from memoryd.sdk import Memory
 from memoryd.store import MemoryFilter
@@ -343,3 +343,15 @@ def test_the_proxy_recalls_no_plan_or_past_beside_the_answer(mem: Memory) -> Non
         mem.service, MemorySettings(), [("user", "where does the user plan to move?")]
     )
     assert "Lisbon" in asked  # asked about plans: the plan is the answer
+
+
+def test_a_clause_naming_an_earlier_value_is_about_what_that_was_about(mem: Memory) -> None:
+    """Too short to read by its words ("sold the outback"), a clause naming a value the user
+    stated before is about that value's attribute: an end ends it, a mention changes nothing."""
+    car = mem.add("I drive a Subaru Outback")
+    mem.add("sold the outback last week")
+    assert mem.get(car.id).status is Status.SUPERSEDED
+    school = mem.add("I study law at Leiden University")
+    weather = mem.add("leiden is so rainy this week")
+    assert mem.get(school.id).status is Status.CURRENT  # a mention, not a new school
+    assert MENTION_MARK in weather.marks

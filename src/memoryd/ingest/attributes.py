@@ -52,6 +52,7 @@ from memoryd.ingest.phrasing import CJK
 from memoryd.models import (
     ABOUT_PREFIX,
     LIKING_MARK,
+    MENTION_MARK,
     NOT_A_VALUE_MARKS,
     NOTHING_MARK,
     OTHER_MARK,
@@ -116,11 +117,14 @@ class Part:
     ends_only: bool = False  # a value over and none new: the rules know which one
     other: bool = False  # another person's fact
     plan: bool = False  # a plan or wish, not what holds
+    # about its attribute only by naming a value the user stated before, and saying neither
+    # that it changed nor that it is over: it mentions the value ("Wuhan is hot")
+    mentions: bool = False
     words: str = field(default="", compare=False)  # the clause read
 
     def replacing(self) -> list[str]:
         """The single-valued attributes whose user value this sentence replaces."""
-        if self.other or self.plan or self.liking or self.past or self.ends_only:
+        if self.other or self.plan or self.liking or self.past or self.ends_only or self.mentions:
             return []
         return [a for a in self.attributes if ATTRIBUTES[a][0]]
 
@@ -161,6 +165,7 @@ class Reading:
                 (PLAN_MARK, "plan"),
                 (PAST_MARK, "past"),
                 (LIKING_MARK, "liking"),
+                (MENTION_MARK, "mentions"),
             ):
                 if all(getattr(p, flag) for p in named):
                     out.append(mark)
@@ -201,10 +206,56 @@ def read(texts: Sequence[str], mine: TenantMemories) -> list[Reading]:
         # unit rows: the dot product is the cosine
         sims = mine.embed([first_person(c) for c in unique]) @ examples.T
         rows = {text: row.tolist() for text, row in zip(unique, sims, strict=True)}
-    return [
+    readings = [
         Reading(tuple(p for sentence in sentences for p in _read_sentence(sentence, labels, rows)))
         for sentences in statements
     ]
+    if any(not p.attributes for r in readings for p in r.parts):
+        anchors = _anchors(mine)
+        readings = [Reading(tuple(_anchored(p, anchors) for p in r.parts)) for r in readings]
+    return readings
+
+
+# the user's statements a clause may name a value of: the newest read ones of the space
+ANCHORS = 200
+
+
+def _anchors(mine: TenantMemories) -> list[tuple[set[str], tuple[str, ...]]]:
+    """The value words and attributes of the user's newest statements read so far."""
+    rows, _ = mine.store.list_memories(
+        mine.tenant_id,
+        [mine.space_id],
+        mine.scoped(MemoryFilter(live_at=utcnow(), exclude_types=())),
+        limit=ANCHORS,
+        with_total=False,
+    )
+    out = []
+    for m in rows:
+        about = tuple(
+            a
+            for k in m.marks
+            if k.startswith(ABOUT_PREFIX) and (a := k[len(ABOUT_PREFIX) :]) in ATTRIBUTES
+        )
+        if about and not {OTHER_MARK, PLAN_MARK} & set(m.marks):
+            out.append((value_words(m.content), about))
+    return out
+
+
+def _anchored(part: Part, anchors: list[tuple[set[str], tuple[str, ...]]]) -> Part:
+    """A clause whose words name no attribute ("rejoined microsoft this month", "捷达卖了")
+    is about what the user's earlier statement naming the same value was about."""
+    if part.attributes or not anchors:
+        return part
+    words = value_words(part.words)
+    if not words:
+        return part
+    shared = [(len(words & held), about) for held, about in anchors]
+    best = max(n for n, _ in shared)
+    if best == 0:
+        return part
+    found = tuple(dict.fromkeys(a for n, about in shared if n == best for a in about))
+    said = says_changed(part.words) or part.ends_only  # a change, or an end, of that value
+    return replace(part, attributes=found, mentions=not said)
 
 
 def _clauses(text: str) -> list[list[str]]:

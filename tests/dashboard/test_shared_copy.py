@@ -25,6 +25,7 @@ def test_a_shared_copys_page_shows_where_it_came_from(server: RunningServer) -> 
         assert shared.status_code == 201, shared.text
         copy = shared.json()
         copy_id = copy.get("id") or copy["memory"]["id"]
-        page = client.get(f"/memories/{copy_id}", cookies={COOKIE: key})
+        client.cookies.set(COOKIE, key)  # signed in, as the browser would be
+        page = client.get(f"/memories/{copy_id}")
         assert page.status_code == 200, page.text[:300]
         assert made.json()["id"] in page.text  # the provenance names the original

@@ -46,6 +46,7 @@ def holds_for_user(memory: Memory) -> bool:
     SessionStart block list as true of the user now (both read it here)."""
     return not NOT_A_USER_VALUE & set(memory.marks)
 
+
 def build_profile(service: MemoryService, query: str | None = None) -> dict[str, Any]:
     now = utcnow()
     rows, _ = service.store.list_memories(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -193,7 +193,9 @@ class Prototypes:
         return labels, vectors
 
 
-def read(texts: Sequence[str], mine: TenantMemories) -> list[Reading]:
+def read(
+    texts: Sequence[str], mine: TenantMemories, exclude: Collection[str] = ()
+) -> list[Reading]:
     """The reading of each statement, clause by clause: a question or a plan beside a
     statement ("Moved to Denver! Any tips?") leaves the statement what it is."""
     statements = [_clauses(t) for t in texts]
@@ -211,32 +213,37 @@ def read(texts: Sequence[str], mine: TenantMemories) -> list[Reading]:
         for sentences in statements
     ]
     if any(not p.attributes for r in readings for p in r.parts):
-        anchors = _anchors(mine)
+        anchors = _anchors(mine, exclude)
         readings = [Reading(tuple(_anchored(p, anchors) for p in r.parts)) for r in readings]
     return readings
 
 
-# the user's statements a clause may name a value of: the newest read ones of the space
-ANCHORS = 200
+# the user's statements a clause may name a value of: the newest read ones of each
+# attribute, found through the marks index (no other row is read)
+ANCHORS_EACH = 20
 
 
-def _anchors(mine: TenantMemories) -> list[tuple[set[str], tuple[str, ...]]]:
-    """The value words and attributes of the user's newest statements read so far."""
-    rows, _ = mine.store.list_memories(
-        mine.tenant_id,
-        [mine.space_id],
-        mine.scoped(MemoryFilter(live_at=utcnow(), exclude_types=())),
-        limit=ANCHORS,
-        with_total=False,
-    )
-    out = []
-    for m in rows:
-        about = tuple(
-            a
-            for k in m.marks
-            if k.startswith(ABOUT_PREFIX) and (a := k[len(ABOUT_PREFIX) :]) in ATTRIBUTES
+def _anchors(
+    mine: TenantMemories, exclude: Collection[str] = ()
+) -> list[tuple[set[str], tuple[str, ...]]]:
+    """The value words and attributes of the user's newest statements read so far (but
+    those of ``exclude``: a memory is never its own anchor)."""
+    now = utcnow()
+    seen: dict[str, Memory] = {}
+    for name in ATTRIBUTES:
+        rows, _ = mine.store.list_memories(
+            mine.tenant_id,
+            [mine.space_id],
+            mine.scoped(MemoryFilter(marks=[ABOUT_PREFIX + name], live_at=now, exclude_types=())),
+            limit=ANCHORS_EACH,
+            with_total=False,
         )
-        if about and not {OTHER_MARK, PLAN_MARK} & set(m.marks):
+        seen.update((m.id, m) for m in rows if m.id not in exclude)
+    out = []
+    for m in seen.values():
+        named = (k[len(ABOUT_PREFIX) :] for k in m.marks if k.startswith(ABOUT_PREFIX))
+        about = tuple(a for a in named if a in ATTRIBUTES)
+        if about and not {OTHER_MARK, PLAN_MARK, MENTION_MARK} & set(m.marks):
             out.append((value_words(m.content), about))
     return out
 

@@ -139,7 +139,7 @@ class TenantMemories(TenantScope):
         """The marks of ``memory`` with what its new content is about in place of the old."""
         from memoryd.ingest.attributes import read
 
-        reading = read([content], self)[0]  # read() takes a turn's role off itself
+        reading = read([content], self, exclude=[memory.id])[0]  # read() takes a role off
         kept = [m for m in memory.marks if not m.startswith(ABOUT_PREFIX)]
         return [*kept, *reading.marks()]
 

@@ -99,7 +99,7 @@ def check_loop(
     assert again.provider is not None
     for task_id in pending:
         assert again.provider.memory.task(task_id)["status"] == "completed"  # type: ignore[attr-defined]
-    distilled = [h for h in again.search("Where does the user work?", 10) if not h.turn]
+    distilled = [h for h in again.search("Where is the user employed?", 10) if not h.turn]
     assert any("Acme" in h.content for h in distilled), distilled
     # and a fresh manager, in a new session, recalls the preference
     assert PREFERENCE_WORDS in again.prefetch(COFFEE_QUESTION)

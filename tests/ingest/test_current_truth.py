@@ -68,7 +68,7 @@ def test_a_liking_beside_another_and_a_plan_replace_nothing(mem: Memory) -> None
     mem.add("I like green tea")
     mem.add("I like coffee")
     mem.add("I live in Denver")
-    mem.add("I'm thinking about moving to Seattle next year")
+    mem.add("I'm thinking about moving to Tacoma next year")
     mem.add("My coffee grinder is a burr grinder")
     assert len(current(mem)) == 5
 
@@ -209,7 +209,7 @@ def test_auto_share_applies_whatever_door_adds_the_memory(mem: Memory) -> None:
 @pytest.mark.parametrize(
     ("said", "fact"),
     [
-        ("I use pnpm now btw, please use it in this repo", "The user uses pnpm now."),
+        ("I use bun now btw, please use it in this repo", "The user uses bun now."),
         ('"My dog is called Pixel."', "The user's dog is called Pixel."),
         ("I moved to Denver, can you suggest some restaurants?", "The user moved to Denver."),
         ("我换成pnpm了，帮我改一下配置", "用户换成pnpm了。"),
@@ -303,7 +303,7 @@ def test_a_home_of_many_years_is_not_history(mem: Memory) -> None:
     said_in(
         mem, "my cousin Dev just moved to Perth for work", "b", datetime(2025, 2, 1, tzinfo=UTC)
     )
-    assert "sydney" in mem.search("which city does the user call home", limit=1)[0].memory.content
+    assert "sydney" in mem.search("which city is home to the user", limit=1)[0].memory.content
 
 
 def test_where_the_user_grew_up_is_history_not_a_home(mem: Memory) -> None:

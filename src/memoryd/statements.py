@@ -155,21 +155,22 @@ _NAMED_SUBJECT_ZH = re.compile(r"^\W*(?:他|她|它)")
 _FIRST_PERSON_ZH = re.compile(r"我|用户")
 
 
+def _in_first_person(words: str) -> bool:
+    return bool(_FIRST_PERSON.search(words) or _FIRST_PERSON_ZH.search(words))
+
+
+def _names_a_subject(words: str) -> bool:
+    return bool(_NAMED_SUBJECT.search(words) or _NAMED_SUBJECT_ZH.search(words))
+
+
 def is_about_user(words: str) -> bool:
     """The user is the statement's subject, or no subject is said (casual, or Chinese)."""
-    if _FIRST_PERSON.search(words) or _FIRST_PERSON_ZH.search(words):
-        return True
-    return not (_NAMED_SUBJECT.search(words) or _NAMED_SUBJECT_ZH.search(words))
+    return _in_first_person(words) or not _names_a_subject(words)
 
 
 def has_subject(words: str) -> bool:
     """The statement says whose it is: the user's, or someone's named."""
-    return bool(
-        _FIRST_PERSON.search(words)
-        or _FIRST_PERSON_ZH.search(words)
-        or _NAMED_SUBJECT.search(words)
-        or _NAMED_SUBJECT_ZH.search(words)
-    )
+    return _in_first_person(words) or _names_a_subject(words)
 
 
 # a distilled fact speaks of "the user"; the attributes' examples, as people do, of "I"

@@ -228,17 +228,9 @@ def _anchors(
 ) -> list[tuple[set[str], tuple[str, ...]]]:
     """The value words and attributes of the user's newest statements read so far (but
     those of ``exclude``: a memory is never its own anchor)."""
-    now = utcnow()
     seen: dict[str, Memory] = {}
     for name in ATTRIBUTES:
-        rows, _ = mine.store.list_memories(
-            mine.tenant_id,
-            [mine.space_id],
-            mine.scoped(MemoryFilter(marks=[ABOUT_PREFIX + name], live_at=now, exclude_types=())),
-            limit=ANCHORS_EACH,
-            with_total=False,
-        )
-        seen.update((m.id, m) for m in rows if m.id not in exclude)
+        seen.update((m.id, m) for m in _stating(mine, name, ANCHORS_EACH) if m.id not in exclude)
     out = []
     for m in seen.values():
         named = (k[len(ABOUT_PREFIX) :] for k in m.marks if k.startswith(ABOUT_PREFIX))
@@ -362,20 +354,26 @@ def retire_replaced(mine: TenantMemories, memory: Memory, reading: Reading) -> i
     return retired
 
 
+def _stating(mine: TenantMemories, attribute: str, limit: int) -> list[Memory]:
+    """The current memories read as stating ``attribute`` (through the marks index), seen
+    by whoever reads, newest first."""
+    found, _ = mine.store.list_memories(
+        mine.tenant_id,
+        [mine.space_id],
+        mine.scoped(MemoryFilter(marks=[ABOUT_PREFIX + attribute], live_at=utcnow())),
+        limit=limit,
+        with_total=False,
+    )
+    return found
+
+
 def _user_values(mine: TenantMemories, memory: Memory, attribute: str) -> list[Memory]:
     """The current memories stating the user's value of ``attribute`` that ``memory`` may
     change: of its own scope (an agent's note leaves the global ones be), seen by whoever
     adds it, and not of its own conversation."""
-    holders, _ = mine.store.list_memories(
-        mine.tenant_id,
-        [mine.space_id],
-        mine.scoped(MemoryFilter(marks=[ABOUT_PREFIX + attribute], live_at=utcnow())),
-        limit=MAX_HOLDERS,
-        with_total=False,
-    )
     return [
         h
-        for h in holders
+        for h in _stating(mine, attribute, MAX_HOLDERS)
         if h.id != memory.id
         and h.scope == memory.scope
         and not NOT_A_VALUE_MARKS & set(h.marks)

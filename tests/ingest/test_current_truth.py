@@ -209,7 +209,7 @@ def test_auto_share_applies_whatever_door_adds_the_memory(mem: Memory) -> None:
 @pytest.mark.parametrize(
     ("said", "fact"),
     [
-        ("I use bun now btw, please use it in this repo", "The user uses bun now."),
+        ("I use bun now btw, please switch this project to it", "The user uses bun now."),
         ('"My dog is called Pixel."', "The user's dog is called Pixel."),
         ("I moved to Denver, can you suggest some restaurants?", "The user moved to Denver."),
         ("我换成pnpm了，帮我改一下配置", "用户换成pnpm了。"),

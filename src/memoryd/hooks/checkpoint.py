@@ -201,12 +201,30 @@ def post_tool_use(
 
 
 def session_end(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) -> HookResult:
-    saved = save("session-end", payload, backend, config, Trigger.SESSION_END)
-    summarize("session-end", saved, backend)
-    owner = owner_of(payload, config)
-    if saved is not None and owner is not None:
-        attempt("session-end: consolidation", lambda: backend.consolidate_session(owner), None)
+    """SessionEnd done in this process (the hook process hands it off: ``hooks.handoff``)."""
+    attempt("session-end: checkpoint", lambda: end_session(payload, backend, config), None)
     return HookResult()
+
+
+def end_session(payload: Mapping[str, Any], backend: HookBackend, config: HookConfig) -> str | None:
+    """The session's last checkpoint, its summary, then the session's consolidation.
+
+    The checkpoint's id, or None when there was nothing to save; raises
+    when the save failed (the background process then keeps the hook for
+    another try). The summary and the consolidation only log a failure.
+    """
+    owner = owner_of(payload, config)
+    if owner is None:
+        return None
+    events = payload_events(payload)
+    if not events:
+        log.info("session-end: the session has no events yet; no checkpoint")
+        return None
+    saved = backend.save_checkpoint(owner, events, Trigger.SESSION_END.value)
+    log.info("session-end: checkpoint of session %s saved (session_end)", owner.session_id)
+    summarize("session-end", saved, backend)
+    attempt("session-end: consolidation", lambda: backend.consolidate_session(owner), None)
+    return saved
 
 
 def saving_first(handler: Handler, name: str, trigger: Trigger) -> Handler:

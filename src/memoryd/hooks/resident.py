@@ -17,6 +17,8 @@ injection (logged), never the prompt.
 This module's top level imports the standard library alone: ``memoryd``'s
 console script calls :func:`fast_hook` before it loads the command line, so
 that a hook with a running resident costs little more than starting Python.
+The same fast path hands ``session-end`` to a background process
+(:mod:`memoryd.hooks.handoff`), within the 1.5 seconds Claude Code gives it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from memoryd.hooks import handoff
+from memoryd.hooks.handoff import HANDED_OFF
 
 # the hooks the resident answers, and how long a caller waits (runner.EVENTS' deadlines)
 DEADLINES_S = {"user-prompt": 7.0, "session-start": 12.0}
@@ -151,29 +156,32 @@ def stop(home: Path) -> bool:
 
 # ---------------------------------------------------------------------- the console script
 def _hook_command(args: list[str]) -> tuple[str, Path | None] | None:
-    """``[--home DIR] hook COMMAND`` for a command the resident answers; else None."""
+    """``[--home DIR] hook COMMAND`` for a command of the fast path (the ones the resident
+    answers, and the ones handed off); else None."""
     home: Path | None = None
     rest = list(args)
     if rest and rest[0].startswith("--home="):
         home, rest = Path(rest[0].split("=", 1)[1]).expanduser(), rest[1:]
     elif len(rest) >= 2 and rest[0] == "--home":
         home, rest = Path(rest[1]).expanduser(), rest[2:]
-    if len(rest) == 2 and rest[0] == "hook" and rest[1] in DEADLINES_S:
+    if len(rest) == 2 and rest[0] == "hook" and rest[1] in (*DEADLINES_S, *HANDED_OFF):
         return rest[1], home
     return None
 
 
 def fast_hook(args: list[str]) -> int | None:
-    """Answer ``memoryd hook user-prompt`` (or ``session-start``) through the resident.
+    """Answer ``memoryd hook user-prompt`` (or ``session-start``) through the resident, and
+    hand ``memoryd hook session-end`` to a background process.
 
-    None when the command is not one of those, the resident is off or not
-    running: the caller then runs the command line, which answers in process
-    and starts the resident for the next hook. Otherwise the hook is
+    None when the command is not one of those, or the resident is off or
+    not running: the caller then runs the command line, which answers in
+    process and starts the resident for the next hook. Otherwise the hook is
     answered (or, past its deadline, given up and logged) and the exit code
-    is 0, as for every hook.
+    is 0, as for every hook. A session start through the resident also
+    starts the background process for records a session end left waiting.
     """
     found = _hook_command(args)
-    if found is None or not enabled(os.environ):
+    if found is None:
         return None
     command, home = found
     from memoryd.home import default_home
@@ -181,10 +189,19 @@ def fast_hook(args: list[str]) -> int | None:
     home = home or default_home()
     if sys.stdin.isatty():
         return None  # typed at a terminal: the command line says what it does
+    if command in HANDED_OFF:
+        problem = handoff.hand_off_stdin(command, home)
+        if problem is not None:
+            _log(home, f"{command}: {problem}; the session's checkpoint is not saved")
+        return 0
+    if not enabled(os.environ):
+        return None
     try:
         sock = connect(home)
     except NotRunning:
         return None
+    if command == "session-start":
+        handoff.resume(home)
     started = time.monotonic()
     try:
         payload = sys.stdin.buffer.read(MAX_REQUEST_BYTES)

@@ -7,6 +7,10 @@ for no longer than the event's deadline, set under the timeout the plugin's
 why and exits 0 with nothing on stdout, which Claude Code treats as a hook
 that had nothing to say: never a blocked prompt, stop or compaction.
 
+``session-end`` is not done here at all when the hook is a process: it is
+written down and handed to a detached ``memoryd hook handed-off`` process
+(:mod:`memoryd.hooks.handoff` says why), which :func:`run_handed_off` is.
+
 An embedded smart-ingest task that is still running when a capture hook is
 done is not waited for (closing the store would wait for it): a detached
 ``memoryd hook drain`` process finishes it once this one has exited, and
@@ -29,12 +33,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from memoryd.client import ServerError
 from memoryd.continuity.model import Trigger
-from memoryd.errors import ValidationError
+from memoryd.errors import StorageError, ValidationError
 from memoryd.home import default_home
-from memoryd.hooks import capture, checkpoint, resident, session_start, user_prompt
-from memoryd.hooks.backend import HookBackend, host_session, open_backend
-from memoryd.hooks.config import HookConfig
+from memoryd.hooks import capture, checkpoint, handoff, resident, session_start, user_prompt
+from memoryd.hooks.backend import EmbeddedBackend, HookBackend, host_session, open_backend
+from memoryd.hooks.config import ENV_KEY, HookConfig
 from memoryd.hooks.detach import spawn_memoryd
 from memoryd.hooks.output import HookResult
 from memoryd.sdk import Memory
@@ -51,7 +56,8 @@ class Event:
     deadline_s: float  # under the plugin's hooks.json timeout for the event
 
 
-# the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30, 10, 30 seconds
+# the `memoryd hook` subcommands; hooks.json timeouts: 15, 10, 30, 30, 10, 5 seconds (Claude
+# Code gives SessionEnd 1.5 s whatever a plugin says: as a process it is only handed off)
 EVENTS: dict[str, Event] = {
     "session-start": Event(
         "SessionStart", session_start.run, resident.DEADLINES_S["session-start"]
@@ -64,7 +70,7 @@ EVENTS: dict[str, Event] = {
         25.0,
     ),
     "post-tool-use": Event("PostToolUse", checkpoint.post_tool_use, 7.0),
-    "session-end": Event("SessionEnd", checkpoint.session_end, 25.0),
+    "session-end": Event("SessionEnd", checkpoint.session_end, 4.0),
 }
 MAX_STDIN_BYTES = 8 * 1024 * 1024
 LOG_MAX_BYTES = 1024 * 1024
@@ -139,7 +145,9 @@ def run_hook(
     with ``os._exit`` when the deadline passes or a task is handed on.
     A hook process (``exit_process=True``) of a hook the home's resident
     process answers asks it, and starts it when there is none
-    (:mod:`memoryd.hooks.resident`); in-process callers answer themselves.
+    (:mod:`memoryd.hooks.resident`); one of a hook that is handed off
+    (``session-end``) writes it down for a background process
+    (:mod:`memoryd.hooks.handoff`). In-process callers do the hook themselves.
     """
     config = HookConfig.from_env(environ, home)
     stop_log = start_log(config)
@@ -159,6 +167,11 @@ def run_hook(
             interactive = stdin is None and sys.stdin.isatty()
             data = b"" if interactive else source.read(MAX_STDIN_BYTES + 1)
             env = os.environ if environ is None else environ
+            if exit_process and not interactive and _handed_off(command, config, data, env):
+                state["result"] = HookResult()
+                return
+            if exit_process and command == "session-start":
+                handoff.resume(config.home or default_home())
             if exit_process and not interactive and not config.remote:
                 answered_by = _through_resident(command, config, data, env)
                 if answered_by is not None:
@@ -204,6 +217,19 @@ def run_hook(
     log.info("%s: done in %.2fs", command, time.monotonic() - started)
     stop_log()
     return 0
+
+
+def _handed_off(command: str, config: HookConfig, data: bytes, environ: Mapping[str, str]) -> bool:
+    """Whether the hook was written down for a background process (False: do it here)."""
+    if command not in handoff.HANDED_OFF:
+        return False
+    try:
+        path = handoff.hand_off(config.home or default_home(), command, data, environ)
+    except OSError as exc:
+        log.warning("%s: cannot write the hook down (%s); done in this process", command, exc)
+        return False
+    log.info("%s: handed to a background process (%s)", command, path.name)
+    return True
 
 
 def _through_resident(
@@ -300,18 +326,11 @@ def drain(task_id: str, after_pid: int | None, *, home: Path | None = None) -> i
 
 def summarize_checkpoint(checkpoint_id: str, *, home: Path | None = None) -> int:
     """The LLM's summary of a checkpoint a hook saved; failures go to the hook log. Exit 0."""
-    from memoryd.continuity import Continuity
-
     config = HookConfig.from_env(home=home)
     stop_log = start_log(config)
     try:
         with Memory(config.home) as memory:
-            summary = Continuity(memory.service).summarize(checkpoint_id).summary
-            log.info(
-                "summarize: checkpoint %s has a %s summary",
-                checkpoint_id,
-                summary.source if summary else "no",
-            )
+            EmbeddedBackend(memory).summarize_now(checkpoint_id)
     except Exception:
         log.exception("summary of checkpoint %s failed", checkpoint_id)
     finally:
@@ -321,18 +340,79 @@ def summarize_checkpoint(checkpoint_id: str, *, home: Path | None = None) -> int
 
 def consolidate_session(agent_id: str, session_id: str, *, home: Path | None = None) -> int:
     """Condense an ended session's layers, then resting ones, and apply retention. Exit 0."""
-    from memoryd.continuity.layers import SessionLayers
-    from memoryd.continuity.worker import run_pass
-
     config = HookConfig.from_env(home=home)
     stop_log = start_log(config)
     try:
         with Memory(config.home) as memory:
-            done = SessionLayers(memory.service).consolidate(agent_id, session_id)
-            run_pass(memory.service)
-            log.info("consolidate: session %s has %d kept layers", session_id, len(done))
+            EmbeddedBackend(memory).consolidate_now(agent_id, session_id)
     except Exception:
         log.exception("consolidation of session %s failed", session_id)
     finally:
         stop_log()
     return 0
+
+
+# a failure worth another try: the server or the database may be back by then
+RETRIED = (ServerError, StorageError, OSError)
+
+
+def run_handed_off(*, home: Path | None = None) -> int:
+    """``memoryd hook handed-off``: do the hooks written down in the home, oldest first. Exit 0.
+
+    Each record is done with the settings of the session that wrote it (its
+    ``MEMORYD_*`` names over this process's), with no deadline: nobody
+    waits for this process. A record whose save failed for a reason that
+    may pass stays for the next try (``hooks.handoff``).
+    """
+    config = HookConfig.from_env(home=home)
+    stop_log = start_log(config)
+    where = config.home or default_home()
+    try:
+        for record in handoff.claim_each(where):
+            record.done = _do_handed_off(record, where)
+            if not record.done and record.expired:
+                log.warning(
+                    "%s: %s written %.0fh ago still fails: dropped",
+                    record.command,
+                    record.path.name,
+                    record.age_s / 3600,
+                )
+    except Exception:
+        log.exception("the handed-off hooks failed")
+    finally:
+        stop_log()
+    return 0
+
+
+def _do_handed_off(record: handoff.Record, home: Path) -> bool:
+    """One record; False when it is worth another try."""
+    if record.command not in handoff.HANDED_OFF:
+        log.warning("%s: unknown hook %r: dropped", record.path.name, record.command)
+        return True
+    environ = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(handoff.SETTINGS_PREFIXES)},
+        **{k: v for k, v in os.environ.items() if k in ENV_KEY},
+        **record.env,
+    }
+    config = HookConfig.from_env(environ, home)
+    payload = parse_payload(record.payload)
+    started = time.monotonic()
+    try:
+        backend = open_backend(config, host_session(payload), background=True)
+        try:
+            checkpoint.end_session(payload, backend, config)
+        finally:
+            backend.close()
+    except RETRIED as exc:
+        log.warning("%s failed (%s); kept for another try", record.command, exc)
+        return False
+    except Exception:
+        log.exception("%s failed", record.command)
+        return True
+    log.info(
+        "%s: done in the background in %.2fs, %.1fs after the hook",
+        record.command,
+        time.monotonic() - started,
+        record.age_s,
+    )
+    return True

@@ -26,5 +26,9 @@ def test_context_commands(tmp_path: Path) -> None:
     assert expanded["messages"][0]["content"] == "Step 3: port 8003."
     assembled = ok(home, "--json", "context", "assemble", "c1", "--budget", "2000").json()
     assert assembled["messages"][-1]["content"] == "Step 11: port 8011."
-    missing = run(home, "context", "assemble", "nope")
+    # nothing ingested into it yet: recall alone, not an error (a host's first prompt)
+    fresh = ok(home, "--json", "context", "assemble", "nope", "--query", "port 8003").json()
+    assert [m["role"] for m in fresh["messages"]] == ["system"], fresh
+    assert "port 8003" in fresh["messages"][0]["content"] and fresh["summaries"] == 0
+    missing = run(home, "context", "grep", "nope", "port")
     assert missing.code == 1 and "not found: conversation nope" in missing.err

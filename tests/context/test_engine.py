@@ -70,8 +70,13 @@ def test_a_large_part_is_stored_once_and_expands_whole(quiet_engine: ContextEngi
 
 
 def test_unknown_conversation_and_small_budget(quiet_engine: ContextEngine) -> None:
+    # nothing ingested yet (a host's first prompt): an empty assembly, not an error
+    fresh = quiet_engine.assemble("nope", 4000)
+    assert fresh.messages == [] and fresh.summaries == 0 and fresh.system_addition == ""
     with pytest.raises(NotFoundError):
-        quiet_engine.assemble("nope", 4000)
+        quiet_engine.grep("nope", "anything")
+    with pytest.raises(ValidationError):
+        quiet_engine.assemble("nope", 0)
     quiet_engine.ingest_batch("c", chat(6))
     with pytest.raises(ValidationError, match="fresh tail"):
         quiet_engine.assemble("c", 60)

@@ -27,9 +27,12 @@ STOP_TIMEOUT_S = 30
 
 
 def openclaw_config(
-    llm_url: str, port: int, plugin_config: dict[str, Any], log: Path
+    llm_url: str, port: int, plugin_config: dict[str, Any] | None, log: Path
 ) -> dict[str, Any]:
-    return {
+    """The gateway's config: loopback, the scripted model, and the plugin loaded from the
+    checkout with ``plugin_config`` (``None``: no plugin section, for an install as the
+    docs give it)."""
+    config = {
         "gateway": {"mode": "local", "port": port, "bind": "loopback", "auth": {"mode": "none"}},
         "logging": {"file": str(log)},
         "models": {
@@ -53,6 +56,10 @@ def openclaw_config(
             },
         },
         "agents": {"defaults": {"model": {"primary": "scripted/s1"}}},
+    }
+    if plugin_config is None:
+        return config
+    return config | {
         "plugins": {
             # only the plugin under test (and the bundled memory-core the host keeps):
             # no channel, provider or browser plugin starts
@@ -80,7 +87,9 @@ class Turn:
 class OpenClawGateway:
     """``start()`` the gateway, ``turn()`` for each message, ``stop()`` (SIGTERM) at the end."""
 
-    def __init__(self, folder: Path, llm_url: str, plugin_config: dict[str, Any], **env: str):
+    def __init__(
+        self, folder: Path, llm_url: str, plugin_config: dict[str, Any] | None, **env: str
+    ):
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.port = free_port()
@@ -123,13 +132,19 @@ class OpenClawGateway:
 
     def turn(self, message: str, session_key: str) -> Turn:
         started = time.monotonic()
+        turn = self.cli("agent", "--session-key", session_key, "-m", message)
+        print(f"turn {message[:20]!r}: {time.monotonic() - started:.1f}s")
+        return turn
+
+    def cli(self, *args: str, cwd: Path | None = None) -> Turn:
+        """``openclaw ARGS`` as the user would run it beside this gateway."""
         ran = subprocess.run(
-            [str(NODE), str(OPENCLAW), "agent", "--session-key", session_key, "-m", message],
+            [str(NODE), str(OPENCLAW), *args],
             env=self.env,
+            cwd=cwd,
             capture_output=True,
             timeout=TURN_TIMEOUT_S,
         )
-        print(f"turn {message[:20]!r}: {time.monotonic() - started:.1f}s")
         return Turn(ran.returncode, _plain(ran.stdout.decode()), _plain(ran.stderr.decode()))
 
     def stop(self) -> str:

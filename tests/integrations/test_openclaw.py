@@ -3,7 +3,7 @@
 A scripted session of several long turns through ``openclaw agent``: memoryd,
 the context engine, compacts it and the host sends the assembled context;
 ``/new`` saves a checkpoint and the next session starts with it, and a fact
-of the first session is recalled into the second. Then memoryd stops, and
+of the first session is recalled into the second by the engine's assembly. Then memoryd stops, and
 the host goes on with one warning.
 """
 
@@ -122,8 +122,9 @@ def test_a_long_session_compacts_then_new_restores_the_checkpoint_and_recalls_a_
     request = last_request(upstream)
     prompt = said(request, "user")
     assert "Session restored" in prompt and "billing" in prompt
-    restored, recalled = prompt.split("Session restored", 1)[1].split("memoryd-context>", 1)
-    assert "fra-7" not in restored  # not the checkpoint: recall found it
+    assert "fra-7" not in prompt  # not the checkpoint: the engine's recall found it
+    system = said(request, "system") + said(request, "developer")
+    recalled = system.split("<memoryd-recall>", 1)[1].split("</memoryd-recall>", 1)[0]
     assert "fra-7" in recalled
     second = {c["conversation_id"] for c in conversations(memoryd)} - {first}
     assert len(second) == 1  # /new rotated the session: a conversation of its own

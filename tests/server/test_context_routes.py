@@ -59,8 +59,13 @@ def test_the_host_plugin_loop(alice: TenantClient) -> None:
 
 def test_another_tenants_conversation_is_not_found(alice: TenantClient, bob: TenantClient) -> None:
     ingest(alice, "private", 3)
+    # to bob it is a conversation with nothing ingested: his own recall, none of hers
+    seen = bob.http.post(
+        "/v1/context/private/assemble", json={"budget_tokens": 4000, "query": "deploy"}
+    )
+    assert seen.status_code == 200, seen.text
+    assert seen.json()["messages"] == [] and seen.json()["summaries"] == 0
     for path, body in (
-        ("assemble", {"budget_tokens": 4000}),
         ("after-turn", {"budget_tokens": 4000}),
         ("grep", {"query": "deploy"}),
         ("expand", {"query": "deploy"}),

@@ -23,3 +23,18 @@ export class Conversations {
     this.#generation.set(sessionId, (this.#generation.get(sessionId) ?? 0) + 1);
   }
 }
+
+/**
+ * One value per gateway process, whichever registration of the plugin asks.
+ * OpenClaw registers a plugin more than once in one process (the context
+ * engine, the hooks and the tools of a turn may each come from another
+ * registration), and what one of them learns, a reset above all, the others
+ * must see: otherwise the engine moves to the new conversation while the
+ * hooks save into the old one.
+ */
+export function processWide<T>(name: string, make: () => T): T {
+  const slot = Symbol.for(`memoryd.openclaw.${name}`);
+  const holder = globalThis as unknown as Record<symbol, unknown>;
+  if (!(slot in holder)) holder[slot] = make();
+  return holder[slot] as T;
+}

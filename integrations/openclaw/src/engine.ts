@@ -121,25 +121,30 @@ export function createEngine(
         : { bootstrapped: false, reason: "memoryd unreachable" };
     },
 
-    async ingest({ sessionId, sessionKey, message }) {
+    // the host's heartbeat poll is not a turn of the conversation: it is never stored
+    async ingest({ sessionId, sessionKey, message, isHeartbeat }) {
       learn(sessionId, sessionKey);
+      if (isHeartbeat) return { ingested: false };
       return { ingested: (await ingestBatch(sessionId, [message])) > 0 };
     },
 
-    async ingestBatch({ sessionId, sessionKey, messages }) {
+    async ingestBatch({ sessionId, sessionKey, messages, isHeartbeat }) {
       learn(sessionId, sessionKey);
+      if (isHeartbeat) return { ingestedCount: 0 };
       return { ingestedCount: await ingestBatch(sessionId, messages) };
     },
 
-    async commitTurn({ sessionId, sessionKey, messages }) {
+    async commitTurn({ sessionId, sessionKey, messages, isHeartbeat }) {
       learn(sessionId, sessionKey);
+      if (isHeartbeat) return { status: "committed" };
       await ingestBatch(sessionId, messages);
       await afterTurn(sessionId);
       return { status: "committed" };
     },
 
-    async afterTurn({ sessionId, sessionKey, messages, prePromptMessageCount, tokenBudget }) {
+    async afterTurn({ sessionId, sessionKey, messages, prePromptMessageCount, tokenBudget, isHeartbeat }) {
       learn(sessionId, sessionKey);
+      if (isHeartbeat) return;
       await ingestBatch(sessionId, messages.slice(prePromptMessageCount));
       await afterTurn(sessionId, tokenBudget);
     },
@@ -159,9 +164,8 @@ export function createEngine(
           caller(sessionId),
         );
       } catch (error) {
-        // an unknown conversation (nothing ingested yet) or a budget too small
-        // for memoryd's fresh tail: the host's own messages, as they are
-        if (error instanceof MemorydError && (error.code === "not_found" || error.code === "validation_error")) {
+        // a budget too small for memoryd's fresh tail: the host's own messages, as they are
+        if (error instanceof MemorydError && error.code === "validation_error") {
           logger.debug?.(`memoryd: assemble for ${sessionId}: ${error.message}`);
         } else client.warn("assemble", error);
         return own;
@@ -169,9 +173,14 @@ export function createEngine(
       const byId = new Map((messages as unknown as HostMessage[]).map((m) => [messageId(m), m]));
       const out: AgentMessage[] = [];
       const system: string[] = [];
+      // memoryd holds none of the host's messages (a conversation not ingested yet,
+      // the first prompt above all): they go as they are, with what memoryd recalled
+      const holds = assembled.messages.some((m) => m.summary_id || (m.id && byId.has(m.id)));
+      if (!holds) out.push(...messages);
       for (const m of assembled.messages) {
         const host = m.id ? byId.get(m.id) : undefined;
-        if (host) out.push(host as unknown as unknown as AgentMessage);
+        if (host) out.push(host as unknown as AgentMessage);
+        else if (!holds && m.role !== "system") continue;
         else if (m.role === "system" && !m.summary_id) system.push(m.content);
         else out.push(noteMessage(m.summary_id ? m.content : `[${m.role}] ${m.content}`) as unknown as AgentMessage);
       }

@@ -8,7 +8,7 @@
 import { MemorydClient } from "@memoryd/client";
 import type { OpenClawPluginApi, OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry";
 import { readSettings } from "./config.js";
-import { Conversations } from "./conversation.js";
+import { Conversations, processWide } from "./conversation.js";
 import { createEngine, ENGINE_ID } from "./engine.js";
 import { registerHooks, Sessions } from "./session.js";
 import { memoryTools } from "./tools.js";
@@ -32,7 +32,7 @@ const plugin: OpenClawPluginDefinition = {
       name: "memoryd",
       logger: api.logger,
     });
-    const conversations = new Conversations();
+    const conversations = processWide("conversations", () => new Conversations());
     api.registerContextEngine(ENGINE_ID, () => createEngine(client, settings, conversations, api.logger));
     api.registerMemoryCapability({
       promptBuilder: ({ availableTools }) =>
@@ -41,7 +41,8 @@ const plugin: OpenClawPluginDefinition = {
     api.registerTool((ctx) => memoryTools(client, settings, conversations, ctx), {
       names: ["memory_search", "memory_get", "memory_store", "lcm_grep", "lcm_expand_query"],
     });
-    registerHooks(api, new Sessions(client, settings, conversations));
+    const engineRecalls = api.config?.plugins?.slots?.contextEngine === ENGINE_ID;
+    registerHooks(api, new Sessions(client, settings, conversations, engineRecalls));
   },
 };
 

@@ -12,8 +12,8 @@
 import type { MemorydClient } from "@memoryd/client";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { agentFor, type Settings } from "./config.js";
-import type { Conversations } from "./conversation.js";
-import { checkpointEvents, type HostMessage } from "./messages.js";
+import { type Conversations, processWide } from "./conversation.js";
+import { checkpointEvents, type HostMessage, messageText } from "./messages.js";
 
 type Trigger = "agent_end" | "tool" | "reset" | "shutdown";
 
@@ -21,26 +21,40 @@ interface SessionState {
   agentId: string;
   sessionId: string;
   project: string;
-  /** host messages already saved, by position in the session's list */
-  saved: number;
+  /**
+   * the messages already saved, by role and text: the host hands each run's own
+   * messages to `agent_end` and the whole transcript, with its reset marker, to
+   * `before_reset`, so a position in one list says nothing about the other
+   */
+  saved: Set<string>;
   /** tool calls seen since the last save */
   tools: Record<string, unknown>[];
   chain: Promise<void>;
 }
 
 const WRITES = /(^|_)(write|edit|patch|apply_patch|create|delete|move|rename)($|_)/i;
+/** Runs the host starts on its own (its heartbeat poll, a memory flush): no user said them. */
+const HOST_RUNS = new Set(["heartbeat", "memory"]);
+
+type HookContext = { sessionId?: string; sessionKey?: string; agentId?: string; workspaceDir?: string; trigger?: string };
 
 export class Sessions {
-  readonly #states = new Map<string, SessionState>();
+  /** shared by every registration of the plugin in the gateway process */
+  readonly #states = processWide("sessions", () => new Map<string, SessionState>());
 
+  /**
+   * @param engineRecalls memoryd is the context engine too: the engine's assembly
+   * recalls for every prompt, the first included, so a restore brings the checkpoint only
+   */
   constructor(
     private readonly client: MemorydClient,
     private readonly settings: Settings,
     private readonly conversations: Conversations,
+    private readonly engineRecalls = false,
   ) {}
 
-  #state(ctx: { sessionId?: string; sessionKey?: string; agentId?: string; workspaceDir?: string }): SessionState | undefined {
-    if (!ctx.sessionId) return undefined;
+  #state(ctx: HookContext): SessionState | undefined {
+    if (!ctx.sessionId || HOST_RUNS.has(ctx.trigger ?? "")) return undefined;
     const sessionId = this.conversations.id(ctx.sessionId);
     let state = this.#states.get(sessionId);
     if (!state) {
@@ -48,7 +62,7 @@ export class Sessions {
         agentId: agentFor(this.settings, ctx.agentId),
         sessionId,
         project: ctx.workspaceDir ?? "",
-        saved: 0,
+        saved: new Set(),
         tools: [],
         chain: Promise.resolve(),
       };
@@ -60,11 +74,11 @@ export class Sessions {
 
   /**
    * What a session with no history yet starts with ("" when memoryd knows
-   * nothing): the last checkpoint of its agent in its project, then the
-   * memories recalled for its first prompt (from the next turn on, the
-   * context engine's assembly recalls).
+   * nothing): the last checkpoint of its agent in its project, then, when
+   * memoryd is not the context engine, the memories recalled for its first
+   * prompt (the engine's assembly recalls for every prompt itself).
    */
-  async restore(ctx: Parameters<Sessions["save"]>[0], history: unknown[], prompt: string): Promise<string> {
+  async restore(ctx: HookContext, history: unknown[], prompt: string): Promise<string> {
     const state = this.#state(ctx);
     if (!state || history.some((m) => (m as HostMessage)?.role === "user")) return "";
     const who = { agentId: state.agentId, sessionId: state.sessionId };
@@ -74,15 +88,17 @@ export class Sessions {
         project: state.project,
         max_chars: this.settings.maxPrependChars,
       }),
-      this.client.attempt<{ text: string }>("recall", "GET", "/v1/recall", undefined, who, {
-        q: prompt,
-        exclude_session: state.sessionId,
-      }),
+      this.engineRecalls
+        ? undefined
+        : this.client.attempt<{ text: string }>("recall", "GET", "/v1/recall", undefined, who, {
+            q: prompt,
+            exclude_session: state.sessionId,
+          }),
     ]);
     return [restored?.text, recalled?.text].filter(Boolean).join("\n\n");
   }
 
-  trackTool(ctx: { sessionId?: string; agentId?: string }, call: { toolName: string; params: Record<string, unknown>; toolCallId?: string; error?: string }): boolean {
+  trackTool(ctx: HookContext, call: { toolName: string; params: Record<string, unknown>; toolCallId?: string; error?: string }): boolean {
     const state = this.#state(ctx);
     if (!state) return false;
     state.tools.push({
@@ -96,7 +112,7 @@ export class Sessions {
 
   /** Save what is new in the session (the messages after the last save, the tools since). */
   save(
-    ctx: { sessionId?: string; sessionKey?: string; agentId?: string; workspaceDir?: string },
+    ctx: HookContext,
     messages: unknown[] | undefined,
     trigger: Trigger,
   ): Promise<void> {
@@ -107,9 +123,10 @@ export class Sessions {
   #enqueue(state: SessionState, messages: unknown[] | undefined, trigger: Trigger): Promise<void> {
     const list = (messages ?? []) as HostMessage[];
     const next = state.chain.then(async () => {
-      const fresh = list.length >= state.saved ? list.slice(state.saved) : list;
+      const fresh = list.filter((m) => !state.saved.has(savedKey(m)));
       const events = [...checkpointEvents(fresh, this.settings.maxMsgChars), ...state.tools];
-      if (!events.length) return;
+      // a reset is saved even with nothing new: the checkpoint says how the session ended
+      if (!events.length && trigger !== "reset") return;
       const saved = await this.client.attempt(
         `checkpoint (${trigger})`,
         "POST",
@@ -131,7 +148,7 @@ export class Sessions {
         { agentId: state.agentId, sessionId: state.sessionId },
       );
       if (saved !== undefined) {
-        if (messages) state.saved = list.length;
+        for (const m of fresh) state.saved.add(savedKey(m));
         state.tools = [];
       }
     });
@@ -152,6 +169,11 @@ export class Sessions {
     this.#states.delete(this.conversations.id(sessionId));
     this.conversations.reset(sessionId);
   }
+}
+
+/** A message as the checkpoint saw it: its role and its text, whichever list it came in. */
+function savedKey(message: HostMessage): string {
+  return `${String(message.role)}\u0000${messageText(message)}`;
 }
 
 export type HookApi = Pick<OpenClawPluginApi, "on" | "logger">;

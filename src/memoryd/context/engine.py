@@ -241,7 +241,12 @@ class ContextEngine:
         if query is not None and not isinstance(query, str):
             raise ValidationError("query must be text")
         budget = check_budget(budget_tokens)
-        conv = self._conv(conversation_id)
+        try:
+            conv = self._conv(conversation_id)
+        except NotFoundError:
+            # nothing of it ingested yet (a host's first prompt): what memoryd recalls for
+            # it is all there is to add, and the host sends its own messages beside it
+            return assemble([], [], self.recall, self.config, budget, query)
         history, tail = self._context(conv)
         in_context = {m.rowid for m in history if isinstance(m, StoredMessage)}
         in_context |= {m.rowid for m in tail}

@@ -59,4 +59,4 @@ serve: $(BASE_STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache build *.egg-info src/*.egg-info
-	rm -rf integrations/node_modules integrations/*/dist integrations/*/test/dist
+	rm -rf integrations/node_modules integrations/*/node_modules integrations/*/dist integrations/*/test/dist

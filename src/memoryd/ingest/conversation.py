@@ -1,14 +1,16 @@
 """Conversation capture, fast path (seed 000 §1.1): durable and searchable at once.
 
 Each message is stored verbatim in the session store (deduplicated per
-session by a hash of role and content) and becomes a ``session`` memory that
-search returns like any other. Verbatim turns are the strongest recall
+session by a hash of role and content; a user's message without the quote
+marks a host wrapped it in, see ``unquoted``) and becomes a ``session`` memory
+that search returns like any other. Verbatim turns are the strongest recall
 baseline there is; distillation into facts happens later, on top of them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,6 +43,9 @@ CONTENTLESS_IMPORTANCE = 0.0
 # roles that name a part in the exchange, not a person
 GENERIC_ROLES = frozenset(("user", "assistant", "system", "tool", "human", "ai", "developer"))
 SESSION_SOURCE = "conversation"
+# a message a host passed on as one quoted shell word: OpenCode sends `opencode run "I moved
+# to Lyon."` to the model, and to its plugins, as "I moved to Lyon." (an inner " as \")
+SHELL_QUOTED = re.compile(r'"((?:[^"\\]|\\"|\\(?!"))*)"', re.DOTALL)
 # roles of a tool's output (OpenAI "tool", OpenClaw "toolResult", Anthropic "tool_result",
 # the older "function"): kept verbatim, never embedded, left out of search unless asked
 TOOL_ROLES = frozenset(("tool", "toolresult", "tool_result", "tool-result", "function", "ipython"))
@@ -54,6 +59,22 @@ def is_tool_role(role: str) -> bool:
     my partner allergic to" before the user's own words.
     """
     return role.strip().lower() in TOOL_ROLES
+
+
+def unquoted(text: str) -> str:
+    """The message without the quote marks a host wrapped it in whole, as a shell quotes one
+    word (``"…"``, each inner ``"`` written ``\\"``); any other text as it is.
+
+    The quote marks are the host's, not the user's: kept, they would open the turn
+    stored, the events recall shows and the facts distilled from it. A message with a
+    bare inner quote mark (``"Dune" is my favourite book, not "Emma"``) is the user's
+    own quoting and stays whole. (``rules.strip_lead_in`` takes any quote marks off
+    the ends of each sentence it reads; this takes off only a host's wrapping, once.)
+    """
+    whole = SHELL_QUOTED.fullmatch(text.strip())
+    if whole is None or not whole[1].strip():
+        return text
+    return whole[1].replace('\\"', '"')
 
 
 @dataclass
@@ -163,10 +184,11 @@ def parse_messages(
     for i, raw in enumerate(messages):
         message = check_message(i, raw)
         when = message.created_at or when_each[i]
-        content = redact(message.content)
+        role = message.role.strip()
+        said = unquoted(message.content) if role.lower() in USER_ROLES else message.content
+        content = redact(said)
         if content is None or not content.strip():
             continue
-        role = message.role.strip()
         turns.append(
             Turn(
                 role=role,

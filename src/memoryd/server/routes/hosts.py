@@ -7,6 +7,8 @@ They send the user's words here rather than re-implement the Python rules:
   that carry a keyword ("remember that …", "记住 …"), never a question, and
   only when something besides the request is left. Each sentence is its own
   memory under a key made of its words, so the same message twice keeps one.
+  A message a host wrapped whole in quote marks (``opencode run "…"``) is read
+  without them, as a captured turn is (``ingest.conversation.unquoted``).
 * ``GET /v1/recall`` answers the fenced recall block a prompt gets
   (``memoryd.inject.render_context``, as the Claude Code hooks inject it): the
   memories found for ``q`` (the newest without one) and the user's profile,
@@ -21,6 +23,7 @@ from fastapi import APIRouter
 
 from memoryd.errors import ValidationError
 from memoryd.hooks.remember import memory_key, remember_request
+from memoryd.ingest.conversation import unquoted
 from memoryd.inject import DEFAULT_BUDGET_TOKENS, render_context
 from memoryd.profile import build_profile
 from memoryd.server.deps import AgentHeader, Caller, memory_json, ok
@@ -40,7 +43,7 @@ class RememberBody(Body):
 @router.post("/v1/remember")
 def remember(body: RememberBody, svc: Caller, x_agent_id: AgentHeader = None) -> CompactJSON:
     """``{"memories": [...], "bare": bool}``: ``bare`` when the user asked without saying what."""
-    request = remember_request(body.text)
+    request = remember_request(unquoted(body.text))  # the quote marks a host wrapped it in off
     if request is None:
         return ok({"memories": [], "bare": False})
     given: dict[str, Any] = {

@@ -25,6 +25,7 @@ from hook_helpers import Ran, clean_env
 from memoryd.continuity import Continuity
 from memoryd.embed.local import LocalEmbedder
 from memoryd.hooks import handoff
+from memoryd.hooks.config import ENV_AGENT_ID, ENV_HTTP_TIMEOUT, ENV_URL
 from memoryd.hooks.runner import run_handed_off
 from memoryd.sdk import Memory
 
@@ -102,19 +103,31 @@ def test_the_hook_returns_within_the_hosts_budget(home: Path, tmp_path: Path) ->
     assert hook_log(home).count("session-end: done in the background") == 3
 
 
-def test_a_record_is_kept_without_its_secrets(tmp_path: Path) -> None:
+def test_a_record_names_the_store_and_the_agent_and_holds_no_secret(tmp_path: Path) -> None:
     environ = {
         "MEMORYD_URL": "http://127.0.0.1:9",
         "MEMORYD_API_KEY": "mk_secret",
         "OMEM_API_KEY": "ok_secret",
         "MEMORYD_LLM_API_KEY": "sk-secret",
+        "MEMORYD_DATABASE_URL": "postgresql://me:secret@db/memoryd",
         "MEMORYD_AGENT_ID": "cc",
         "PATH": "/usr/bin",
     }
     path = handoff.write(tmp_path, "session-end", b'{"session_id": "s"}', environ)
     record = json.loads(path.read_text(encoding="utf-8"))
     assert record["env"] == {"MEMORYD_URL": "http://127.0.0.1:9", "MEMORYD_AGENT_ID": "cc"}
+    assert "secret" not in path.read_text(encoding="utf-8")
     assert record["payload"] == '{"session_id": "s"}'
+    # what HookConfig reads to pick the store and the agent, and nothing else
+    assert set(handoff.RECORDED) == {*ENV_URL, ENV_AGENT_ID, ENV_HTTP_TIMEOUT}
+    # a later try: the record's store and agent, this environment's key
+    later = {"OMEM_API_URL": "http://elsewhere", "MEMORYD_API_KEY": "mk_now", "PATH": "/bin"}
+    assert handoff.environment(record["env"], later) == {
+        "MEMORYD_URL": "http://127.0.0.1:9",
+        "MEMORYD_AGENT_ID": "cc",
+        "MEMORYD_API_KEY": "mk_now",
+        "PATH": "/bin",
+    }
     assert path.parent == tmp_path / "pending-hooks"
     if os.name == "posix":
         assert path.parent.stat().st_mode & 0o777 == 0o700

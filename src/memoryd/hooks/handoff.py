@@ -21,10 +21,11 @@ server down, a locked database) stays for the next try; after
 ``MAX_AGE_S`` it is dropped, with a line in the hook log. Two background
 processes never handle one file: each takes an exclusive lock on it first.
 
-A record holds the hook's input and the ``MEMORYD_*`` / ``OMEM_*`` settings
-of the hook's environment, so that a later try reaches the same store as
-the session did; the API keys are not written down (a later try takes the
-key from its own environment).
+A record holds the hook's input and the settings of the hook's environment
+that name the store and the agent (``MEMORYD_URL`` or ``OMEM_API_URL``,
+``MEMORYD_AGENT_ID``, ``MEMORYD_HOOK_HTTP_TIMEOUT``), so that a later try
+reaches the same store as the session did. No key is written down: a later
+try takes it from its own environment.
 """
 
 from __future__ import annotations
@@ -51,9 +52,8 @@ FOLDER = "pending-hooks"
 SUFFIX = ".json"
 # what a hook reads from stdin at most (runner.MAX_STDIN_BYTES)
 MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
-# the settings a record keeps, and the words of the names it never writes to disk
-SETTINGS_PREFIXES = ("MEMORYD_", "OMEM_")
-SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+# the settings a record keeps: which store, as which agent (hooks.config's names; no key)
+RECORDED = ("MEMORYD_URL", "OMEM_API_URL", "MEMORYD_AGENT_ID", "MEMORYD_HOOK_HTTP_TIMEOUT")
 # a record no background process took within this is started again by the next session start
 RETRY_AFTER_S = 60.0
 # a record that still fails after this is dropped
@@ -66,12 +66,13 @@ def folder(home: Path) -> Path:
 
 
 def settings_of(environ: Mapping[str, str]) -> dict[str, str]:
-    """The memoryd settings of a hook's environment, less the secrets."""
-    return {
-        k: v
-        for k, v in environ.items()
-        if k.startswith(SETTINGS_PREFIXES) and not any(w in k.upper() for w in SECRET_WORDS)
-    }
+    """The settings of a hook's environment that say which store it used, and as whom."""
+    return {k: environ[k] for k in RECORDED if environ.get(k, "").strip()}
+
+
+def environment(record_env: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` with the record's settings in place of its own (its keys kept)."""
+    return {**{k: v for k, v in environ.items() if k not in RECORDED}, **record_env}
 
 
 def write(home: Path, command: str, data: bytes, environ: Mapping[str, str]) -> Path:
@@ -125,6 +126,19 @@ def _records(home: Path) -> list[Path]:
     except OSError:
         return []
     return [folder(home) / n for n in names if n.endswith(SUFFIX) and not n.startswith(".")]
+
+
+def _sweep(home: Path) -> None:
+    """Remove the half-written files of writers that were killed, once they are old."""
+    try:
+        names = os.listdir(folder(home))
+    except OSError:
+        return
+    for name in names:
+        path = folder(home) / name
+        with suppress(OSError):
+            if name.startswith(".") and time.time() - path.stat().st_mtime > MAX_AGE_S:
+                path.unlink()
 
 
 def _lock(handle: Any) -> bool:
@@ -197,6 +211,7 @@ def claim_each(home: Path) -> Iterator[Record]:
     An unreadable record is removed (it never will be readable); one not
     done stays for another try until it is ``expired``.
     """
+    _sweep(home)
     for path in _records(home):
         with _claimed(path) as record:
             if record is None:

@@ -39,7 +39,7 @@ from memoryd.errors import StorageError, ValidationError
 from memoryd.home import default_home
 from memoryd.hooks import capture, checkpoint, handoff, resident, session_start, user_prompt
 from memoryd.hooks.backend import EmbeddedBackend, HookBackend, host_session, open_backend
-from memoryd.hooks.config import ENV_KEY, HookConfig
+from memoryd.hooks.config import HookConfig
 from memoryd.hooks.detach import spawn_memoryd
 from memoryd.hooks.output import HookResult
 from memoryd.sdk import Memory
@@ -359,9 +359,9 @@ RETRIED = (ServerError, StorageError, OSError)
 def run_handed_off(*, home: Path | None = None) -> int:
     """``memoryd hook handed-off``: do the hooks written down in the home, oldest first. Exit 0.
 
-    Each record is done with the settings of the session that wrote it (its
-    ``MEMORYD_*`` names over this process's), with no deadline: nobody
-    waits for this process. A record whose save failed for a reason that
+    Each record is done with the store and agent of the session that wrote
+    it (its settings over this process's), with no deadline: nobody waits
+    for this process. A record whose save failed for a reason that
     may pass stays for the next try (``hooks.handoff``).
     """
     config = HookConfig.from_env(home=home)
@@ -389,12 +389,7 @@ def _do_handed_off(record: handoff.Record, home: Path) -> bool:
     if record.command not in handoff.HANDED_OFF:
         log.warning("%s: unknown hook %r: dropped", record.path.name, record.command)
         return True
-    environ = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(handoff.SETTINGS_PREFIXES)},
-        **{k: v for k, v in os.environ.items() if k in ENV_KEY},
-        **record.env,
-    }
-    config = HookConfig.from_env(environ, home)
+    config = HookConfig.from_env(handoff.environment(record.env, os.environ), home)
     payload = parse_payload(record.payload)
     started = time.monotonic()
     try:

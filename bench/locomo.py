@@ -24,6 +24,7 @@ from bench.common import (
     run_all,
     summarize,
 )
+from bench.splits import by_part, only
 from memoryd.ingest.conversation import transcript_line
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
@@ -183,8 +184,11 @@ def run(
     ingest_mode: str = "raw",
     jobs: int = 1,
     per_session: bool = False,
+    part: str | None = None,
 ) -> dict[str, Any]:
-    samples = load(path)[:limit] if limit else load(path)
+    """``part``: only the conversations of that part of the split (both when ``None``)."""
+    samples = only("locomo", load(path), lambda s: str(s["sample_id"]), part)
+    samples = samples[:limit] if limit else samples
     rows, wall_s = run_all(
         "locomo",
         samples,
@@ -203,8 +207,8 @@ def run(
         "data": str(path),
         "questions": len(rows),
         "metrics": aggregate(rows),
-        # the development data in two halves (questions alternately): tune on a, confirm on b
-        "halves": {"a": aggregate(rows[0::2]), "b": aggregate(rows[1::2])},
+        # the tuning and the confirming part (bench/data/splits.json), side by side
+        "parts": by_part("locomo", rows, "conversation", aggregate),
         "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
         "config": {
             "ingest": ("a session per call" if per_session else "a turn per call")

@@ -26,6 +26,7 @@ from bench.common import (
     run_all,
     summarize,
 )
+from bench.splits import by_part, only
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
 
@@ -139,8 +140,11 @@ def run(
     baselines: bool = True,
     ingest_mode: str = "raw",
     jobs: int = 1,
+    part: str | None = None,
 ) -> dict[str, Any]:
-    questions = load(path)[:limit] if limit else load(path)
+    """``part``: only the questions of that part of the split (both when ``None``)."""
+    questions = only("longmemeval", load(path), lambda q: str(q["question_id"]), part)
+    questions = questions[:limit] if limit else questions
     rows, wall_s = run_all(
         "longmemeval",
         questions,
@@ -153,8 +157,8 @@ def run(
         "data": str(path),
         "questions": len(rows),
         "metrics": aggregate(rows),
-        # the development data in two halves (questions alternately): tune on a, confirm on b
-        "halves": {"a": aggregate(rows[0::2]), "b": aggregate(rows[1::2])},
+        # the tuning and the confirming part (bench/data/splits.json), side by side
+        "parts": by_part("longmemeval", rows, "question_id", aggregate),
         "baselines": {n: aggregate(rows, n) for n in ("bm25", "dense")} if baselines else {},
         "baseline_documents": "one per session: its user turns joined",
         "config": {

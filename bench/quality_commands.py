@@ -22,6 +22,7 @@ from bench.cli import (
     stamp,
 )
 from bench.common import SHARED_DATA, bench_embedder, bench_model_name, write_report
+from bench.splits import PARTS
 
 
 def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
@@ -43,12 +44,12 @@ def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
         row += [f"{b[key]:.3f}" for b in report.get("baselines", {}).values()]
         table.add_row(*row)
     console.print(table)
-    if "halves" in report:
-        halves = " · ".join(
-            f"half {name}: " + ", ".join(f"{k} {m[k]:.3f}" for k in keys)
-            for name, m in report["halves"].items()
+    if "parts" in report:
+        parts = " · ".join(
+            f"{name} ({m['n']} questions): " + ", ".join(f"{k} {m[k]:.3f}" for k in keys)
+            for name, m in report["parts"].items()
         )
-        console.print(halves, markup=False)
+        console.print(parts, markup=False)
     if "by_category" in report["metrics"]:
         _by_category(report)
     if "by_type" in report["metrics"]:
@@ -67,18 +68,18 @@ def _finish(report: dict[str, Any], out: Path, keys: list[str]) -> None:
 
 
 def _by_category(report: dict[str, Any]) -> None:
-    """LoCoMo's recall@10 per question category, overall and on each half."""
+    """LoCoMo's recall@10 per question category, overall and on each part."""
     table = Table(title="recall@10 by category")
     table.add_column("category")
     table.add_column("n", justify="right")
     table.add_column("all", justify="right")
-    halves = report.get("halves", {})
-    for name in halves:
-        table.add_column(f"half {name}", justify="right")
+    parts = report.get("parts", {})
+    for name in parts:
+        table.add_column(name, justify="right")
     for category, v in report["metrics"]["by_category"].items():
         row = [category, str(v["n"]), f"{v['recall@10']:.3f}"]
-        for half in halves.values():  # a small run may leave a category out of a half
-            found = half.get("by_category", {}).get(category)
+        for metrics in parts.values():  # a small run may leave a category out of a part
+            found = metrics.get("by_category", {}).get(category)
             row.append("-" if found is None else f"{found['recall@10']:.3f}")
         table.add_row(*row)
     console.print(table)
@@ -88,6 +89,12 @@ BaselinesOption = Annotated[bool, typer.Option(help="Also run BM25 and dense.")]
 RecipeOption = Annotated[str, typer.Option(help="Search recipe: default or seed.")]
 
 
+PartOption = Annotated[
+    str | None,
+    typer.Option(help="tune or confirm (bench/data/splits.json): one part only; both if unset."),
+]
+
+
 class RetrievalOptions(NamedTuple):
     """The options both retrieval benchmarks take, by name."""
 
@@ -95,6 +102,7 @@ class RetrievalOptions(NamedTuple):
     recipe: str
     ingest: str
     jobs: int
+    part: str | None = None
 
 
 def _retrieval(
@@ -107,6 +115,8 @@ def _retrieval(
 ) -> None:
     """Run a retrieval benchmark with the bench model and print its report."""
     check_ingest(options.ingest)
+    if options.part not in (None, *PARTS):
+        raise typer.BadParameter(f"--part must be one of {', '.join(PARTS)}")
     report = run(
         path,
         limit,
@@ -115,6 +125,7 @@ def _retrieval(
         baselines=options.baselines,
         ingest_mode=options.ingest,
         jobs=options.jobs,
+        part=options.part,
     )
     _finish(report, out, keys)
 
@@ -129,12 +140,13 @@ def longmemeval(
     recipe: RecipeOption = "default",
     ingest: IngestOption = "raw",
     jobs: JobsOption = 1,
+    part: PartOption = None,
 ) -> None:
     """LongMemEval_S, session level: R@5/R@10 (any, all), NDCG@10."""
     from bench import longmemeval as lme
 
     keys = ["R@5_any", "R@5_all", "R@10_any", "R@10_all", "NDCG@10"]
-    options = RetrievalOptions(baselines=baselines, recipe=recipe, ingest=ingest, jobs=jobs)
+    options = RetrievalOptions(baselines, recipe, ingest, jobs, part)
     _retrieval(lme.run, path, limit, out, keys, options)
 
 
@@ -148,6 +160,7 @@ def locomo(
     recipe: RecipeOption = "default",
     ingest: IngestOption = "raw",
     jobs: JobsOption = 1,
+    part: PartOption = None,
     per_session: Annotated[
         bool,
         typer.Option(
@@ -161,7 +174,7 @@ def locomo(
 
     keys = ["recall@5", "recall@10", "session_R@5_any"]
     run = partial(lc.run, per_session=per_session)
-    options = RetrievalOptions(baselines=baselines, recipe=recipe, ingest=ingest, jobs=jobs)
+    options = RetrievalOptions(baselines, recipe, ingest, jobs, part)
     _retrieval(run, path, limit, out, keys, options)
 
 
@@ -273,7 +286,13 @@ def first_week(
         str | None, typer.Option(help="a (tuning) or b (confirming); both if unset.")
     ] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "first_week.json",
-    show_failures: Annotated[bool, typer.Option(help="Print what went wrong, a line each.")] = True,
+    show_failures: Annotated[
+        bool,
+        typer.Option(
+            help="Print what went wrong, a line each: the tuning half's only (the confirming "
+            "half is read by its numbers, never its sentences)."
+        ),
+    ] = False,
 ) -> None:
     """Scripted first-week conversations, smart ingest without an LLM: do current facts win?"""
     from bench import first_week as fw
@@ -292,8 +311,11 @@ def first_week(
         table.add_row(key, *(str(report["metrics"][lang][key]) for lang in langs))
     console.print(table)
     if show_failures:
-        for line in report["failures"]:
-            console.print(f"  {line}", markup=False)
+        if half != "a":
+            console.print("(failures of half a only: pass --half a)", markup=False)
+        else:
+            for line in report["failures"]:
+                console.print(f"  {line}", markup=False)
     console.print(f"report: {out}")
 
 
@@ -306,7 +328,11 @@ def truth(
     jobs: JobsOption = 1,
     out: Annotated[Path, typer.Option()] = REPORTS / "truth.json",
     show_failures: Annotated[
-        bool, typer.Option(help="Print what went wrong, a line each.")
+        bool,
+        typer.Option(
+            help="Print what went wrong, a line each: the tuning half's only (the confirming "
+            "half is read by its numbers, never its sentences)."
+        ),
     ] = False,
 ) -> None:
     """Life stories through every door (ingest, add, profile, hook, proxy, consolidate,
@@ -334,7 +360,7 @@ def truth(
             markup=False,
         )
     if show_failures:
-        for row in report["failures"]:
+        for row in (r for r in report["failures"] if r["half"] == "tune"):
             console.print(
                 f"  {row['half']} {row['scenario']} {row['door']}: {row['failure']}", markup=False
             )

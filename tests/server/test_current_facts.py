@@ -53,7 +53,7 @@ def test_a_raw_turn_of_a_replaced_fact_is_retired_with_it(make_tenant: Any) -> N
     ).json()["results"]
     assert any("I live in Berlin" in r["memory"]["content"] for r in then), then
     # the job in the same sentence was not changed: it is still a current fact
-    job = ranked(t, "what does the user do for work")
+    job = ranked(t, "what job does the user have")
     assert job[0]["content"] == "The user works as a nurse."
     # chatter is kept but never above content
     assert not any(m["content"] == "assistant: Big change!" for m in results[: porto + 1])

@@ -1,9 +1,9 @@
 """After fusion: a query that names a date ranks what was said on that date first.
 
-"What painting did Melanie show on October 13, 2023?" is about a day; the
-turns of that day carry the date only in their header (``[2023-10-13 Fri
-10:31] Melanie``), which the keyword leg cannot match with "October" and the
-vector leg does not see. This stage reads the dates a query names and
+"Which recipe did Ana share on March 4, 2024?" is about a day; the turns of
+that day carry the date only in their header (``[2024-03-04 Mon 18:02]
+Ana``), which the keyword leg cannot match with "March" and the vector leg
+does not see. This stage reads the dates a query names and
 multiplies each candidate that happened then (its ``valid_from``, else when
 it was stored) by ``config.date_boost``.
 

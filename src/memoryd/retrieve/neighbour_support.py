@@ -1,9 +1,9 @@
 """After normalisation: a turn next to a strong match rises with it.
 
 The words of a question are often in one turn and its answer in the next
-ones: "What did Caroline make for a local church?" matches "It was made for
-a local church …", two turns after "I made this stained glass window …". A
-turn gains a share of its best neighbour's score:
+ones: "what did Sam build for the school fair?" matches "it was for the
+school fair …", two turns after "I built a small wooden puppet theatre …",
+the turn that answers. A turn gains a share of its best neighbour's score:
 
     score += config.neighbour_support · max(score of a neighbour)
 

@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +35,6 @@ CONTEXT = re.compile(r"<memoryd-context>.*?</memoryd-context>", re.DOTALL)
 
 class AnthropicUpstream(ScriptedUpstream):
     """The scripted upstream as Claude Code calls it: ``POST /v1/messages?beta=true``."""
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        base: Any = super()._handler()
-
-        class Handler(base):  # type: ignore[misc,valid-type]
-            def do_POST(self) -> None:
-                self.path = self.path.partition("?")[0]
-                super().do_POST()
-
-        return Handler
 
     @property
     def base_url(self) -> str:

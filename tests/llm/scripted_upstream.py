@@ -71,7 +71,7 @@ class ScriptedUpstream(ScriptedLLM):
 
     @property
     def chats(self) -> list[Captured]:
-        return [r for r in self.requests if r.path in (CHAT_PATH, MESSAGES_PATH)]
+        return [r for r in self.requests if r.path.partition("?")[0] in (CHAT_PATH, MESSAGES_PATH)]
 
     def next_reply(self, request: Recorded) -> Reply | None:
         with self._lock:
@@ -105,8 +105,9 @@ class ScriptedUpstream(ScriptedLLM):
                 request = Captured(self.path, self._headers(), body, raw)
                 with server._lock:
                     server.requests.append(request)
-                anthropic = self.path == MESSAGES_PATH
-                if self.path not in (CHAT_PATH, MESSAGES_PATH):
+                route = self.path.partition("?")[0]  # Claude Code asks /v1/messages?beta=true
+                anthropic = route == MESSAGES_PATH
+                if route not in (CHAT_PATH, MESSAGES_PATH):
                     self._send(404, _openai_error(f"no route {self.path}"))
                     return
                 reply = server.next_reply(request)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memoryd.ingest.conversation import spoken
 from memoryd.ingest.privacy import MEMORYD_FENCE_TAG, redact
 from memoryd.models import Category, Memory, MemoryType, ScoredMemory, parse_ts, to_utc, utcnow
 
@@ -212,7 +213,9 @@ def _stale(text: str, stale: bool) -> str:
 
 
 def _key(text: str) -> str:
-    return " ".join(text.casefold().split())
+    """What a line says, for telling repeats: a raw turn ("user: remember that …") and the
+    memory pinned from it say the same."""
+    return " ".join(spoken(text).casefold().split())
 
 
 def render_context(

@@ -184,6 +184,21 @@ def test_wire_shapes_and_search_hits_are_accepted_and_repeats_shown_once() -> No
     ]
 
 
+def test_a_raw_turn_and_the_memory_pinned_from_it_are_shown_once() -> None:
+    said = "Remember that the staging database is called orca-staging."
+    block = render_context(
+        [Recalled(said, Category.PROFILE), Recalled(f"user: {said}", Category.PROFILE)],
+        now=NOW,
+    )
+    assert body_lines(block) == ["## Profile", f"- {said}"]
+    # a named speaker is part of what was said: another person's line stays
+    other = render_context(
+        [Recalled(said, Category.PROFILE), Recalled(f"Maya: {said}", Category.PROFILE)],
+        now=NOW,
+    )
+    assert len(body_lines(other)) == 3
+
+
 def test_nothing_to_show_is_an_empty_string() -> None:
     assert render_context([], now=NOW) == ""
     assert render_context([mem("<private>x</private>")], profile={}, now=NOW) == ""

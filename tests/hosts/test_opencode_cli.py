@@ -14,6 +14,7 @@ nothing left the machine. ``opencode_host`` says how OpenCode runs offline.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -167,8 +168,12 @@ def test_a_fact_of_one_session_reaches_each_request_of_the_agent_in_the_next(
         assert block(request) == recalled  # recalled once for the message
     assert current["content"] in recalled  # the fact as it is now
     assert "pnpm" in recalled and OLD not in recalled  # not as it was
-    # each memory once (a turn and the fact distilled from it are two memories: both may show)
-    items = [line for line in recalled.splitlines() if line.startswith("- ")]
+    # each thing said once: a turn and the memory pinned from it say the same, one shows
+    items = [
+        re.sub(r"^- (\[[^]]*\] )?(user: )?", "", line).casefold()
+        for line in recalled.splitlines()
+        if line.startswith("- ")
+    ]
     assert len(items) == len(set(items)), recalled
     assert "memoryd-context" not in json.dumps(agent[1]["messages"][-1])  # the tool's answer
     assert "pnpm" in json.dumps(agent[1]["messages"][-1])

@@ -143,7 +143,7 @@ def test_errors(mem: Memory) -> None:
         mem.search("")
 
 
-def test_explain_traces_the_twelve_stages(mem: Memory, STAGES: list[str]) -> None:
+def test_explain_traces_every_stage_of_the_recipe(mem: Memory, STAGES: list[str]) -> None:
     berlin = mem.add("I moved to Berlin in 2024")
     mem.add("I prefer dark roast coffee")
     response = mem.explain("Berlin")
@@ -152,7 +152,8 @@ def test_explain_traces_the_twelve_stages(mem: Memory, STAGES: list[str]) -> Non
     assert [s.name for s in response.trace.stages] == STAGES
     assert response.trace.final_count == len(response.results)
     assert response.results[0].memory.id == berlin.id
-    assert response.trace.total_duration_ms >= 0.0
+    stages_ms = sum(s.duration_ms for s in response.trace.stages)
+    assert response.trace.total_duration_ms >= stages_ms - 0.01  # the search holds its stages
     # the plain search gives the same answer without the trace
     assert [r.memory.id for r in mem.search("Berlin")] == [r.memory.id for r in response.results]
 

@@ -309,7 +309,8 @@ def test_rest_write_refusals_are_clear(server: RunningServer, rest: Door) -> Non
         assert bad_agent.status_code == 400
         assert http.post("/v1/tasks/none/members", json={}, headers=a).status_code == 404
         other = http.post("/v1/tasks/none/members", json={"agent_id": "b"}, headers=a)
-        assert other.status_code in (403, 404)
+        assert other.status_code == 403, other.text
+        assert other.json()["error"]["code"] == "forbidden"
 
 
 def test_joining_and_leaving_a_task_changes_what_an_agent_sees(

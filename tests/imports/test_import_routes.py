@@ -156,7 +156,23 @@ def test_list_rerun_and_cross_reconcile(tenant: TenantClient) -> None:
     )  # replaced, not added
     linked = tenant.http.post("/v1/imports/cross-reconcile").json()
     assert linked["memories_scanned"] == task["memories_created"]
-    assert linked["relations_created"] >= 0
+    # two memories saying one thing in other words are linked, once; the rest stay as they were
+    said = [
+        tenant.http.post("/v1/memories", json={"content": text}).json()["id"]
+        for text in (
+            "Refunds above 500 euros need a manager's approval.",
+            "A manager must approve any refund over 500 euros.",
+        )
+    ]
+    pair = tenant.http.post("/v1/imports/cross-reconcile").json()
+    assert pair == {"relations_created": 1, "memories_scanned": task["memories_created"] + 2}
+    relations = [
+        (m, r["target_id"], r["relation_type"])
+        for m in said
+        for r in tenant.http.get(f"/v1/memories/{m}").json()["relations"]
+    ]
+    assert relations in ([(said[0], said[1], "supports")], [(said[1], said[0], "supports")])
+    assert tenant.http.post("/v1/imports/cross-reconcile").json()["relations_created"] == 0
 
 
 def test_errors_are_clear(tenant: TenantClient, make_tenant: Callable[[str], TenantClient]) -> None:

@@ -248,14 +248,18 @@ def test_decisions_habits_and_plans(text: str, kind: str, value: str) -> None:
     assert not re.search(r"\b(?:I|my|me)\b|我", fact.content)  # the fact is about the user
 
 
-def test_categories_per_kind() -> None:
-    assert CATEGORY == {
-        "biography": Category.PROFILE,
-        "preference": Category.PREFERENCES,
-        "habit": Category.PATTERNS,
-        "decision": Category.CASES,
-        "plan": Category.EVENTS,
-    }
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("I live in Lyon", Category.PROFILE),
+        ("I love green tea", Category.PREFERENCES),
+        ("I usually run at 6am.", Category.PATTERNS),
+        ("We decided to use Postgres for the backend.", Category.CASES),
+        ("I'm planning to visit Rome next month", Category.EVENTS),
+    ],
+)
+def test_each_kind_of_fact_is_filed_under_its_category(text: str, category: Category) -> None:
+    assert one(text).category is category
 
 
 def test_decisions_about_a_known_topic_share_a_slot() -> None:
@@ -360,10 +364,10 @@ def test_repeats_ignores_case_and_compares_polarity() -> None:
 
 
 def test_max_facts_keeps_the_latest() -> None:
-    many = [f"I live in City{i}" for i in range(80)]
-    assert MAX_FACTS == 50
+    many = [f"I live in City{i}" for i in range(MAX_FACTS + 30)]
     found = extract_facts([("user", t) for t in many])
-    assert len(found) == 50 and found[-1].value == "City79" and found[0].value == "City30"
+    assert len(found) == MAX_FACTS and found[-1].value == f"City{len(many) - 1}"
+    assert found[0].value == f"City{len(many) - MAX_FACTS}"
     assert [f.value for f in extract_facts([("user", t) for t in many], max_facts=3)] == [
         "City77",
         "City78",

@@ -40,14 +40,6 @@ def fuse_one(c: Candidate, config: SearchConfig = SEED_RECIPE) -> float:
     return out.score
 
 
-def test_seed_defaults() -> None:
-    cfg = SearchConfig()
-    assert cfg.rrf_k == 60.0
-    assert cfg.vector_weight == 0.7
-    assert cfg.bm25_weight == 0.3
-    assert cfg.pinned_boost == 1.5
-
-
 def test_both_legs_are_summed() -> None:
     # 0.7/(60+1) + 0.3/(60+2) = 0.0114754098... + 0.0048387096... = 0.0163141195...
     assert fuse_one(cand(vector_rank=1, bm25_rank=2)) == pytest.approx(0.01631411951348, rel=REL)

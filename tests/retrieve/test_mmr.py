@@ -23,11 +23,6 @@ def text(words: list[str]) -> str:
     return " ".join(words)
 
 
-def test_seed_defaults() -> None:
-    assert SEED_RECIPE.mmr_jaccard == 0.85
-    assert SEED_RECIPE.mmr_penalty == 0.5
-
-
 def test_word_set_is_lowercase_words() -> None:
     assert word_set("Hello, World! hello") == frozenset({"hello", "world"})
 

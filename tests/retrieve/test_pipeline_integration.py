@@ -212,7 +212,7 @@ def test_cross_space_search_weights_and_merges(service: MemoryService, STAGES: l
     found = {r.memory.content for r in results}
     assert {PERSONAL_NOTES[0], PERSONAL_NOTES[1], TEAM_NOTES[0], TEAM_NOTES[1]} <= found
 
-    # the trace runs the 12 stages once per space, each name prefixed by its space
+    # the trace runs every stage of the recipe once per space, each name prefixed by its space
     assert response.trace is not None
     names = [s.name for s in response.trace.stages]
     assert names == [f"{service.space_id}:{n}" for n in STAGES] + [f"{TEAM}:{n}" for n in STAGES]
@@ -255,14 +255,14 @@ def test_trace_accounts_for_every_stage(service: MemoryService, STAGES: list[str
         assert stage.output_count <= stage.input_count, stage.name
         previous = stage.output_count
     for stage in trace.stages:
-        assert stage.duration_ms >= 0
         if stage.name != "parallel_search":
             assert (stage.score_range is None) == (stage.output_count == 0)
         if stage.score_range is not None:
             assert stage.score_range[0] <= stage.score_range[1]
     assert trace.stages[-1].output_count == trace.final_count == len(response.results)
     assert 0 < len(response.results) <= 3
-    assert trace.total_duration_ms >= 0
+    # the stages run one after another inside the search: its time holds all of theirs
+    assert trace.total_duration_ms >= sum(s.duration_ms for s in trace.stages) - 0.01
     assert service.search("coffee in the morning", touch=False).trace is None
 
 

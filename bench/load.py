@@ -69,7 +69,9 @@ def _client(plan: Plan, ready: Barrier, results: Any) -> None:
                     text = plan.texts[(i // ADD_EVERY) % len(plan.texts)]
                     answer = http.post("/v1/memories", json={"content": f"{text} #{i}"})
                 else:
-                    query = plan.queries[i % len(plan.queries)]
+                    # a query never repeats: past the first round, each round is numbered
+                    n = len(plan.queries)
+                    query = plan.queries[i % n] + (f" round {i // n}" if i >= n else "")
                     answer = http.get("/v1/memories/search", params={"q": query, "limit": 10})
                 ok = answer.is_success
                 problem = None if ok else f"{answer.status_code}: {answer.text[:200]}"
@@ -133,6 +135,17 @@ def _collect(results: Any, clients: list[Any], seconds: float) -> list[Outcome]:
     return outcomes
 
 
+def query_cache(url: str) -> tuple[float, float]:
+    """(hits, misses) of the server's query-vector cache, from its ``/metrics``."""
+    text = httpx.get(f"{url}/metrics", timeout=REQUEST_TIMEOUT_S).raise_for_status().text
+    found = dict.fromkeys(("hits", "misses"), 0.0)
+    for line in text.splitlines():
+        for name in found:
+            if line.startswith(f"memoryd_query_cache_{name}_total "):
+                found[name] = float(line.split()[1])
+    return found["hits"], found["misses"]
+
+
 def level(plans: list[Plan]) -> dict[str, Any]:
     """Run every plan in its own process at once; per operation: throughput over the
     level's wall time, latency percentiles and errors; /health sampled meanwhile."""
@@ -143,6 +156,7 @@ def level(plans: list[Plan]) -> dict[str, Any]:
     for process in clients:
         process.start()
     health = _Health(plans[0].url)
+    cache_before = query_cache(plans[0].url)
     try:
         ready.wait(timeout=START_TIMEOUT_S)
         health.start()
@@ -166,6 +180,11 @@ def level(plans: list[Plan]) -> dict[str, Any]:
             "errors": sum(not ok for _, ok in samples),
         }
     row["health"] = {"samples": len(health.ms), **_stats(health.ms), "errors": health.errors}
+    hits, misses = (a - b for a, b in zip(query_cache(plans[0].url), cache_before, strict=True))
+    # one worker's count where several serve (each keeps its own registry)
+    row["search"]["query_cache_hit_rate"] = (
+        round(hits / (hits + misses), 3) if hits + misses else 0.0
+    )
     errors = [o.first_error for o in outcomes if o.first_error]
     if errors:
         row["first_error"] = errors[0]

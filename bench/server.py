@@ -111,11 +111,12 @@ def _served(size: int, workers: int, server: str | None, bar: Progress) -> Itera
 
 
 def _plans(url: str, clients: int, seconds: float, tag: str) -> list[Plan]:
-    """Each client its own queries and texts (seeded, so every run sends the same)."""
+    """Each client its own queries and texts (seeded, so every run sends the same); no
+    query of one level is asked in another, nor in the warm-up."""
     return [
         Plan(
             url,
-            queries(50, seed=100 + c),
+            queries(50, seed=1000 * clients + c),
             [f"[{tag} client {c}] {t}" for t in sentences(50, seed=5000 + c)],
             seconds,
         )
@@ -168,7 +169,9 @@ def run(
             if database
             else None,
             "mix": "each client process: 4 searches, then 1 add, over and over (80 % / 20 %)",
-            "search": "GET /v1/memories/search, limit 10, query embedding included",
+            "search": "GET /v1/memories/search, limit 10, no query repeated in a run, so its "
+            "embedding included (query_cache_hit_rate: the server's own count, from /metrics; "
+            "one worker's where several serve)",
             "add": "POST /v1/memories with content (embedded and written before 201)",
             "health": "GET /health every 0.1 s from the bench process during each level",
             "errors": "non-2xx answers and failed requests (timeouts, broken connections)",

@@ -122,8 +122,13 @@ def sentences(n: int, seed: int = 7) -> list[str]:
 
 
 def queries(n: int, seed: int = 11) -> list[str]:
+    """``n`` questions no other call of a run repeats: each ends with its seed and position,
+    so every search embeds its query (the product keeps a cache of recent query vectors,
+    and a bench of a few repeated strings would time the cache, not the search)."""
     rng = random.Random(seed)
     return [
-        f"{rng.choice(QUERIES)} {rng.choice(NAMES)}" if i % 2 else rng.choice(QUERIES)
+        f"{rng.choice(QUERIES)} {rng.choice(NAMES)} {rng.choice(WHEN)} (case {seed}-{i})"
+        if i % 2
+        else f"{rng.choice(QUERIES)} (case {seed}-{i})"
         for i in range(n)
     ]

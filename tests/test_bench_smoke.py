@@ -212,8 +212,11 @@ def test_speed_harness(tmp_path: Path) -> None:
         "peak_rss_mb",
         "disk_mb",
         "bare_embed_per_s",
+        "search_cached_p50_ms",
     ):
         assert row[key] > 0
+    # every query of the timed pass was new: none came from the query cache
+    assert row["query_cache_hit_rate"] == 0.0
 
 
 def test_startup_harness(tmp_path: Path) -> None:
@@ -244,6 +247,7 @@ def test_server_harness(tmp_path: Path) -> None:
             assert row[kind]["p99_ms"] >= row[kind]["p95_ms"] >= row[kind]["p50_ms"] > 0
         # four searches to one add, each client finishing its round
         assert row["search"]["requests"] >= 4 * row["add"]["requests"] > 0
+        assert row["search"]["query_cache_hit_rate"] == 0.0  # no query asked twice
         assert row["health"]["samples"] > 0 and row["health"]["errors"] == 0
 
 

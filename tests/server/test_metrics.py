@@ -60,6 +60,11 @@ def test_requests_stages_queue_jobs_and_room_are_scraped(
     assert value(after, "memoryd_background_jobs", kind="ingest") >= 1  # the smart ingest
     assert value(after, "memoryd_store_bytes") > 0
     assert value(after, "memoryd_disk_free_bytes") > 0
+    # the three searches asked one query: the model embedded it once, the cache served twice
+    hits = value(after, "memoryd_query_cache_hits_total")
+    assert hits - value(before, "memoryd_query_cache_hits_total") == 2
+    misses = value(after, "memoryd_query_cache_misses_total")
+    assert misses - value(before, "memoryd_query_cache_misses_total") >= 1
     assert not any("alice" in str(ls) for samples in after.values() for ls, _ in samples)
 
 

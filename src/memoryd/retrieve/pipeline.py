@@ -124,6 +124,12 @@ class Retriever:
         # failures raise, so they are never cached
         self._embed_cached = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_fresh)
 
+    def query_cache(self) -> tuple[int, int]:
+        """(hits, misses) of the query-vector cache since the process started: how many
+        searches skipped the model because the same query came before."""
+        info = self._embed_cached.cache_info()
+        return info.hits, info.misses
+
     def _embed_fresh(self, query: str) -> npt.NDArray[np.float32]:
         vector = self.embedder.embed_query(query)
         vector.flags.writeable = False  # shared by every search of this query

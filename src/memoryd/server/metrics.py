@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -76,6 +76,14 @@ class StoreCollector(Collector):
         )
         free.add_metric([], shutil.disk_usage(self.service.settings.home).free)
         yield free
+        hits, misses = self.service.engine.retriever.query_cache()
+        for name, count, what in (
+            ("hits", hits, "Searches whose query vector came from the cache (a repeated query)."),
+            ("misses", misses, "Searches that embedded their query."),
+        ):
+            family = CounterMetricFamily(f"memoryd_query_cache_{name}", what)
+            family.add_metric([], count)
+            yield family
 
 
 class ServerMetrics:

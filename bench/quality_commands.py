@@ -376,3 +376,19 @@ def continuity(
 
     report = run(turns)
     console.print_json(data=report)
+
+
+@app.command()
+def report(
+    any_commit: Annotated[
+        bool,
+        typer.Option(help="Publish reports written at another commit (each names its own)."),
+    ] = False,
+    check: Annotated[
+        bool, typer.Option(help="Only say whether README.md and docs/results.md are current.")
+    ] = False,
+) -> None:
+    """Gather the reports into bench/results.json; write README's table and docs/results.md."""
+    from bench import report as rp
+
+    raise typer.Exit(rp.command(any_commit, check))

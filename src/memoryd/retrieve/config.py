@@ -18,8 +18,8 @@ code never changes. Two recipes ship:
 
   RRF keeps only ranks, so a leg that is sure (an exact name, a
   near-identical sentence) counts no more than one that is guessing; a
-  score combination keeps that evidence. On the development data it lifts
-  LoCoMo turn recall@10 from 0.61 to 0.71 (docs/benchmarks.md), and the
+  score combination keeps that evidence. On the development data it lifted
+  LoCoMo's turn recall (the experiment is in docs/benchmarks.md), and the
   literature on hybrid fusion finds the same (Bruch et al., "An Analysis of
   Fusion Functions for Hybrid Retrieval", 2023).
 
@@ -27,9 +27,8 @@ code never changes. Two recipes ship:
   its own candidates, so one memory that matches far better than the rest
   on both legs (a distilled fact that restates the question, an exact
   quote) pushes every other score down, and 0.3 then cut answer turns that
-  the later stages would have ranked in the top 10 (LongMemEval R@10 all
-  0.962 → 0.974 on raw turns, 0.957 → 0.974 with smart ingest;
-  docs/benchmarks.md).
+  the later stages would have ranked in the top 10 (LongMemEval's R@10 all
+  rose on raw turns and with smart ingest; docs/benchmarks.md).
 """
 
 from __future__ import annotations

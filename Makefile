@@ -54,8 +54,11 @@ bench: $(STAMP)
 	$(BIN)/python -m bench locomo
 	$(BIN)/python -m bench speed
 
+# make serve PORT=9000 HOST=0.0.0.0: where the server listens
+PORT ?= 8080
+HOST ?= 127.0.0.1
 serve: $(BASE_STAMP)
-	$(BIN)/memoryd serve
+	$(BIN)/memoryd serve --host $(HOST) --port $(PORT)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache build *.egg-info src/*.egg-info

@@ -62,3 +62,38 @@ def test_no_auth_on_loopback_needs_no_key(tmp_path: Path) -> None:
     finally:
         output = _stop(process)
     assert not KEY.search(output)
+
+
+def test_a_busy_port_is_one_clear_error_before_the_banner(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        refused = subprocess.run(
+            _memoryd(tmp_path / "home", "serve", "--port", str(port)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert refused.returncode == 1
+    assert f"port {port} on 127.0.0.1 is not free" in refused.stderr
+    assert "--port" in refused.stderr and "Errno" not in refused.stderr + refused.stdout
+    assert "serving" not in refused.stdout  # no banner for a server that never served
+
+
+def test_the_banner_names_the_dashboard_and_the_proxy_upstream(tmp_path: Path) -> None:
+    process, _ = _start(tmp_path / "home", "--no-auth")
+    out = _stop(process)
+    assert "dashboard at /" in out and "API docs at /docs" in out
+    assert "memory proxy upstream: none set" in out
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    shown = subprocess.run(
+        _memoryd(Path("unused"), "--version"), capture_output=True, text=True, timeout=60
+    )
+    assert (shown.returncode, shown.stdout.strip()) == (0, f"memoryd {version('memoryd')}")

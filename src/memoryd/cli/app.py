@@ -66,6 +66,14 @@ class State:
 state = State()
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        console.print(f"memoryd {version('memoryd')}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     home: Annotated[
@@ -98,6 +106,15 @@ def main(
             help="A PostgreSQL database (postgresql://…) instead of SQLite in the home.",
         ),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print memoryd's version and exit.",
+        ),
+    ] = False,
 ) -> None:
     if database:  # every part of this process (and the servers it starts) reads it there
         os.environ["MEMORYD_DATABASE_URL"] = database

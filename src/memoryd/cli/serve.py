@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memoryd.cli.app import SERVER, app, console, err, state
-from memoryd.errors import MemorydError, StorageDamagedError
+from memoryd.errors import MemorydError, StorageDamagedError, ValidationError
 from memoryd.server.options import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -69,6 +69,7 @@ def serve(
         # a bad MEMORYD_CORS_ORIGINS is one clear error now, not one per worker later
         BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)
         _check_database(settings)
+        _check_port(host, port)
         if not no_auth:
             _bootstrap_key(settings.home)
     except MemorydError as exc:
@@ -82,9 +83,13 @@ def serve(
     opened = open_tenants if open_tenants is not None else settings.open_tenants
     if opened is None:
         opened = is_loopback(host)
+    upstream = settings.upstream_url or "none set (MEMORYD_UPSTREAM_URL)"
     console.print(
-        f"memoryd serving [bold]http://{host}:{port}[/bold] from {settings.home} "
-        f"(API docs at /docs; tenant creation {'open' if opened else 'needs the admin key'})"
+        f"memoryd serving [bold]http://{host}:{port}[/bold] from {settings.home}\n"
+        f"  dashboard at /, API docs at /docs, memory proxy upstream: {upstream}; "
+        f"tenant creation {'open' if opened else 'needs the admin key'}",
+        markup=True,
+        highlight=False,
     )
     import uvicorn  # only here: the other commands start without the web stack
 
@@ -99,6 +104,27 @@ def serve(
         log_level=log_level,
         log_config=log_config(log_format.value, log_level),
     )
+
+
+def _check_port(host: str, port: int) -> None:
+    """A port another process holds is one clear error before the banner, not uvicorn's
+    ``[Errno 98]`` after it."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ValidationError(f"cannot bind {host}: {exc.strerror or exc}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ValidationError(
+                f"port {port} on {host} is not free ({exc.strerror or exc}): "
+                "another server holds it; pass --port (make serve PORT=…)"
+            ) from None
 
 
 def _check_database(settings: Settings) -> None:

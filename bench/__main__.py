@@ -13,6 +13,7 @@ from types import FrameType
 
 from bench import quality_commands, speed_commands  # noqa: F401  (they register the commands)
 from bench.cli import app
+from bench.common import git_commit
 
 
 def _stopped(signum: int, frame: FrameType | None) -> None:
@@ -23,4 +24,5 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
 
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, _stopped)
+    git_commit()  # the code this run measures: read now, not when its report is written
     app()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -140,7 +141,10 @@ def rank_groups(ids: Sequence[str | None]) -> list[str]:
     return list(dict.fromkeys(i for i in ids if i is not None))
 
 
+@functools.cache
 def git_commit() -> str:
+    """The commit the run measures, read once, when the run starts (``bench/__main__``):
+    a commit made while a long run goes on is not the code it ran."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],

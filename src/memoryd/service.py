@@ -340,7 +340,7 @@ class MemoryService:
         are tool output are found only with ``include_tool_output``.
         """
         if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query parameter 'q' is required")
+            raise ValidationError("the query is empty: give the words to search for")
         check_int("limit", limit, 1, MAX_LIMIT)
         if min_score is not None:
             min_score = check_unit("min_score", min_score, 0.0)

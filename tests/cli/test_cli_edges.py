@@ -248,3 +248,21 @@ def test_task_delete_ends_the_task(tmp_path: Path) -> None:
     assert ok_json(home, "task", "list")["tasks"] == []
     again = run(home, "--json", "task", "delete", "launch")
     assert again.code != 0 and json.loads(again.out)["error"]["code"] == "not_found"
+
+
+def test_mistakes_are_named_in_the_command_lines_words(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    empty = run(home, "search", "")
+    assert empty.code == 1 and "the query is empty" in empty.err and "'q'" not in empty.err
+    missing = run(home, "checkpoint", "show", "zzzz")
+    assert missing.code == 1 and missing.err.count("not found") == 1 and "zzzz" in missing.err
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe deploy runs on Fridays.\n", encoding="utf-8")
+    wrong = run(home, "restore", str(notes))
+    assert wrong.code == 1 and "not a memoryd backup" in wrong.err and "damaged" not in wrong.err
+    document = run(home, "import", str(notes))
+    assert document.code == 1 and "import-file" in document.err
+    assert "not a memoryd export" in document.err
+    ok(home, "import-file", str(notes))
+    again = run(home, "import-file", str(notes))
+    assert again.code == 1 and "--force" in again.out, again

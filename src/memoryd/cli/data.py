@@ -10,7 +10,17 @@ from typing import Annotated, Any
 
 import typer
 
-from memoryd.cli.app import DATA, app, console, emit, progress_bar, service, show_fields, state
+from memoryd.cli.app import (
+    DATA,
+    app,
+    console,
+    emit,
+    fail,
+    progress_bar,
+    service,
+    show_fields,
+    state,
+)
 from memoryd.errors import ValidationError
 from memoryd.models import State, wire
 from memoryd.store import MemoryFilter
@@ -49,6 +59,7 @@ def import_(
     """Load a memoryd export (ids already present are skipped); import-file takes documents."""
     from memoryd.portability import count_lines, import_jsonl
 
+    _check_export(path)
     with service() as svc, progress_bar() as bar, path.open(encoding="utf-8") as lines:
         task = bar.add_task("importing", total=count_lines(path))
         result = import_jsonl(svc, lines, lambda n: bar.advance(task, n))
@@ -59,6 +70,21 @@ def import_(
             f"{result['skipped']}, {result['messages']} messages"
         ),
     )
+
+
+def _check_export(path: Path) -> None:
+    """A document given where an export goes (a Markdown file, a PDF) is named as such,
+    with the command that takes it, before anything is read into the store."""
+    with path.open("rb") as fh:
+        first = next((line for line in fh if line.strip()), b"").strip()
+    if first and not first.startswith(b"{"):
+        raise fail(
+            ValidationError(
+                f"{path} is not a memoryd export (its first line is not a JSON object): "
+                "`memoryd import` loads what `memoryd export` wrote; for a document, use "
+                f"`memoryd import-file {path}`"
+            )
+        )
 
 
 @app.command("reindex", rich_help_panel=DATA)

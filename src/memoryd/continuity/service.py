@@ -232,7 +232,7 @@ class Continuity:
         row = self.service.store.get_checkpoint(self._tenant, checkpoint_id.strip())
         viewer = self.service.viewer
         if row is None or (viewer is not None and row["agent_id"] != viewer.agent_id):
-            raise NotFoundError(f"checkpoint {checkpoint_id} not found")
+            raise NotFoundError(f"checkpoint {checkpoint_id}")
         return to_checkpoint(row)
 
     def list(
@@ -264,7 +264,7 @@ class Continuity:
         if self.service.viewer is not None:
             self.get(checkpoint_id)  # another agent's is not found
         if not self.service.store.delete_checkpoint(self._tenant, checkpoint_id):
-            raise NotFoundError(f"checkpoint {checkpoint_id} not found")
+            raise NotFoundError(f"checkpoint {checkpoint_id}")
 
     # ------------------------------------------------------------------ restoring
     def render(

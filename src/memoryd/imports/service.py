@@ -146,8 +146,9 @@ class Imports:
                 return earlier, decoded, True
             if earlier is not None:
                 raise ValidationError(
-                    f"file already imported (duplicate content): import {earlier}; "
-                    "pass force to import it again"
+                    f"file already imported (duplicate content): import {earlier}; to "
+                    "import it again, ask with force (--force on the command line, "
+                    "force=true over REST)"
                 )
         resolved = resolve_strategy(decoded, Strategy(strategy))
         import_id = str(uuid.uuid4())

@@ -26,6 +26,8 @@ from memoryd.store.damage import MARKER_SUFFIX, refuse_lost_database
 from memoryd.store.database import BUSY_TIMEOUT_MS, Database, migration_scripts
 
 SIDE_FILES = ("-wal", "-shm")
+# the first bytes of every SQLite database file
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,12 @@ def restore(source: Path, database: Path) -> Restored:
     server stopped: a server still running on the old file notices the swap
     and stops writing.
     """
+    with source.open("rb") as head:  # a file of another kind is a wrong file, not damage
+        if head.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            raise ValidationError(
+                f"{source} is not a memoryd backup (not an SQLite database): give a file "
+                "`memoryd backup` made"
+            )
     with closing(_connect(source, read_only=True)) as conn:
         checked = _verify(conn, source, full=True)
     database.parent.mkdir(parents=True, exist_ok=True)

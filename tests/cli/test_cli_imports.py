@@ -82,14 +82,20 @@ def test_ctrl_c_stops_an_import_that_can_be_resumed_or_rolled_back(tmp_path: Pat
     assert process.returncode == 130, (out, err)
     assert "interrupted" in err and f"memoryd imports resume {under_way['id'][:8]}" in err
     assert "Traceback" not in err
-    # it stopped before the end, and what it wrote is rolled back
+    # it stopped before the end, what it wrote is rolled back, and it says so
     paused = ok_json(home, "imports", "show", under_way["id"][:8])
-    assert paused["status"] == "processing"
-    assert paused["extraction_progress"] < paused["extraction_chunks"]
+    assert (paused["status"], paused["extraction_status"]) == ("interrupted", "interrupted")
+    assert paused["extraction_progress"] == 0 and paused["memories_created"] == 0
+    assert paused["extraction_chunks"] == under_way["extraction_chunks"]
     assert any("interrupted" in e for e in paused["errors"])
     assert ok_json(home, "list", "--type", "session")["total_count"] == 0
     listed = ok(home, "imports", "list").out
-    assert under_way["id"][:8] in listed and "processing" in listed
+    assert under_way["id"][:8] in listed and "interrupted" in listed and "processing" not in listed
+
+    # resumed, it runs from the start to its end
+    resumed = ok_json(home, "imports", "resume", under_way["id"][:8])
+    assert resumed["status"] == "completed" and resumed["memories_created"] > 0
+    assert ok_json(home, "list", "--type", "session")["total_count"] > 0
 
     rolled = ok_json(home, "imports", "rollback", under_way["id"][:8])
     assert rolled["import_status"] == "rolled_back"

@@ -206,17 +206,7 @@ def show_import(import_id: ImportId) -> None:
 def resume_import(import_id: ImportId) -> None:
     """Run an unfinished import (interrupted or killed) to its end, here."""
     with service() as svc:
-        imports = _imports(svc)
-        task = imports.get(import_id)
-        if task["status"] != "processing":
-            raise fail(
-                ValidationError(
-                    f"import {task['id']} is {task['status']}: only an unfinished import resumes"
-                )
-            )
-        from memoryd.imports.service import start_import_worker
-
-        start_import_worker(svc).notify()  # takes up what a stopped worker left
+        task = _imports(svc).resume(import_id)
         with progress_bar() as bar:
             task = follow(svc, task, bar, bar.add_task(task["filename"] or task["id"], total=None))
     emit(task, lambda: _report([{"path": task["filename"] or task["id"], **task}]))

@@ -50,6 +50,8 @@ CAPTURE_BATCH = 1000
 PASSAGE_MAX_CHARS = 2_000
 # passages embedded and written together (one model call, one transaction)
 PASSAGE_BATCH = 32
+# an import stopped half-way on request: rolled back, queued to run again when resumed
+INTERRUPTED = "interrupted"
 # reconciler decisions that store a new memory
 CREATING_DECISIONS = ("create", "supersede", "contextualize", "contradict")
 # what an import says about the units that did not become memories of their own
@@ -127,9 +129,14 @@ class ImportRunner:
                 self._run(import_id, payload, progress)
         except TaskInterrupted:
             deleted, _ = self.store.rollback_import(import_id)
+            # what it shows is what is left: nothing written, queued to run again
+            left = Progress(units=progress.units, unit=progress.unit).fields()
             self.store.update_import(
                 import_id,
-                **progress.fields(),
+                **left,
+                status=INTERRUPTED,
+                extraction_status=INTERRUPTED if payload["post_process"] else "skipped",
+                reconcile_status=INTERRUPTED if payload["post_process"] else "skipped",
                 errors=[
                     f"interrupted at {progress.done} of {progress.units} units; what it had "
                     f"written is rolled back ({deleted} memories) and the import runs again "
@@ -166,7 +173,10 @@ class ImportRunner:
     def _run(self, import_id: str, payload: dict[str, Any], progress: Progress) -> None:
         running = {"extraction_status": "running", "reconcile_status": "running"}
         self.store.update_import(
-            import_id, **(running if payload["post_process"] else {}), errors=[]
+            import_id,
+            status="processing",  # an interrupted run taken up again
+            **(running if payload["post_process"] else {}),
+            errors=[],
         )
         base = {
             "session_id": f"import-{import_id}",

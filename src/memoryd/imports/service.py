@@ -22,7 +22,13 @@ import numpy as np
 from memoryd.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from memoryd.ids import resolve_id
 from memoryd.imports.formats import Decoded, Format, decode
-from memoryd.imports.runner import IMPORT, IMPORT_CONCURRENCY, ImportRunner, passages
+from memoryd.imports.runner import (
+    IMPORT,
+    IMPORT_CONCURRENCY,
+    INTERRUPTED,
+    ImportRunner,
+    passages,
+)
 from memoryd.imports.split import Strategy, detect_strategy
 from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_tags
 from memoryd.ingest.privacy import redact
@@ -38,6 +44,8 @@ DEFAULT_LIST_LIMIT = 50
 MAX_LIST_LIMIT = 1000
 # reference §4.15: cross-reconcile links memories this similar as supporting each other
 CROSS_RECONCILE_SIMILARITY = 0.85
+# an import not yet at its end: running, or stopped on request and queued to run again
+UNFINISHED = ("processing", INTERRUPTED)
 MAX_CROSS_RECONCILE = 5000
 CODE_EXTENSIONS = {
     ".py": "python", ".js": "javascript", ".ts": "typescript", ".rs": "rust", ".go": "go",
@@ -141,7 +149,7 @@ class Imports:
         digest = hashlib.sha256(data).hexdigest()
         if not force:
             earlier = self.store.import_with_hash(svc.tenant_id, svc.space_id, digest)
-            if earlier is not None and self.get(earlier)["status"] == "processing":
+            if earlier is not None and self.get(earlier)["status"] in UNFINISHED:
                 start_import_worker(svc).notify()  # an unfinished import of it: finish that one
                 return earlier, decoded, True
             if earlier is not None:
@@ -246,11 +254,23 @@ class Imports:
         return {"imports": [import_json(r) for r in records], "total": total}
 
     # ------------------------------------------------------------------ change
+    def resume(self, import_id: str) -> dict[str, Any]:
+        """Queue an unfinished import (interrupted, or left by a stopped worker) to run to
+        its end; the import as it stands now."""
+        record = self.get(import_id)
+        if record["status"] not in UNFINISHED:
+            raise ValidationError(
+                f"import {record['id']} is {record['status']}: only an unfinished import resumes"
+            )
+        self.store.update_import(record["id"], status="processing")
+        start_import_worker(self.service).notify()  # takes up what a stopped worker left
+        return self.get(record["id"])
+
     def rollback(self, import_id: str) -> dict[str, Any]:
         """Remove what the import created and restore what it changed: nothing else."""
         record = self.get(import_id)
         import_id = record["id"]
-        if record["status"] == "processing":
+        if record["status"] in UNFINISHED:
             # an import that stopped half-way (interrupted, killed) may be rolled back;
             # one that a live worker runs may not
             own = f"{socket.gethostname()}:{os.getpid()}"

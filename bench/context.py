@@ -105,7 +105,7 @@ def run_conversation(
                     continue
                 question = item["question"]
                 assembled = engine.assemble(conversation, budget, query=question)
-                assert assembled.tokens <= budget
+                assert assembled.estimated_tokens <= budget
                 context = (
                     assembled.system_addition
                     + "\n"

@@ -54,7 +54,7 @@ def run_question(
             if not evidence:
                 return []
             assembled = engine.assemble("q", budget, query=q["question"])
-            assert assembled.tokens <= budget
+            assert assembled.estimated_tokens <= budget
             context = (
                 assembled.system_addition
                 + "\n"

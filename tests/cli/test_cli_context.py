@@ -30,5 +30,5 @@ def test_context_commands(tmp_path: Path) -> None:
     fresh = ok(home, "--json", "context", "assemble", "nope", "--query", "port 8003").json()
     assert [m["role"] for m in fresh["messages"]] == ["system"], fresh
     assert "port 8003" in fresh["messages"][0]["content"] and fresh["summaries"] == 0
-    missing = run(home, "context", "grep", "nope", "port")
+    missing = run(home, "context", "expand", "nope", "--query", "port")
     assert missing.code == 1 and "not found: conversation nope" in missing.err

@@ -73,8 +73,9 @@ def test_unknown_conversation_and_small_budget(quiet_engine: ContextEngine) -> N
     # nothing ingested yet (a host's first prompt): an empty assembly, not an error
     fresh = quiet_engine.assemble("nope", 4000)
     assert fresh.messages == [] and fresh.summaries == 0 and fresh.system_addition == ""
+    assert quiet_engine.grep("nope", "anything") == []  # nothing ingested, nothing found
     with pytest.raises(NotFoundError):
-        quiet_engine.grep("nope", "anything")
+        quiet_engine.compact("nope")
     with pytest.raises(ValidationError):
         quiet_engine.assemble("nope", 0)
     quiet_engine.ingest_batch("c", chat(6))
@@ -152,7 +153,7 @@ def test_recall_layers_and_optimisation(service: MemoryService, tmp_path: Path) 
     assert recall.startswith("<memoryd-identity>") and "You are Atlas" in recall
     assert "<memoryd-essential>" in recall and "blue-green" in recall
     assert "<memoryd-recall>" in recall and "14 March 2026" in recall
-    assert assembled.tokens <= 2000
+    assert assembled.estimated_tokens <= 2000
     lean = ContextEngine(service, ContextConfig.optimized(identity_files=(str(identity),)))
     small = lean.assemble("c", 2000, query="When is the Orion launch?")
     assert len(small.layers["L3"]) <= 3 + 3  # 3 hits and at most 3 graph triples

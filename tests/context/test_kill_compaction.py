@@ -74,7 +74,7 @@ def test_kill_during_compaction_leaves_a_consistent_dag(home: Path) -> None:
             stored = info["messages"]
             engine.after_turn("kill", 600)  # the next turn finishes the work
             assert engine.check("kill") == []
-            assert engine.assemble("kill", 600).tokens <= 600
+            assert engine.assemble("kill", 600).estimated_tokens <= 600
         summaries = [
             i for i in engine.conversation("kill")["context_items"] if i["kind"] == "summary"
         ]

@@ -21,7 +21,7 @@ def replay(engine: ContextEngine, conversation: str, turns: list[dict[str, objec
         assert engine.check(conversation) == [], f"after turn {n}"
         if n % 25 == 0 or n == len(turns) - 1:
             assembled = engine.assemble(conversation, BUDGET)
-            assert assembled.tokens <= BUDGET
+            assert assembled.estimated_tokens <= BUDGET
             assert counted(assembled) <= BUDGET
             assert sum(estimate_tokens(str(m["content"])) for m in assembled.messages) <= BUDGET
             tail = [m for m in assembled.messages if m["role"] != "system"][-4:]

@@ -65,9 +65,10 @@ def test_another_tenants_conversation_is_not_found(alice: TenantClient, bob: Ten
     )
     assert seen.status_code == 200, seen.text
     assert seen.json()["messages"] == [] and seen.json()["summaries"] == 0
+    found = bob.http.post("/v1/context/private/grep", json={"query": "deploy"})
+    assert found.status_code == 200 and found.json()["hits"] == []
     for path, body in (
         ("after-turn", {"budget_tokens": 4000}),
-        ("grep", {"query": "deploy"}),
         ("expand", {"query": "deploy"}),
     ):
         r = bob.http.post(f"/v1/context/private/{path}", json=body)

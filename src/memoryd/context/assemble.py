@@ -31,8 +31,8 @@ RECALL_ROLE = "system"
 class Assembled:
     messages: list[dict[str, Any]]
     system_addition: str
-    tokens: int
-    budget: int
+    estimated_tokens: int  # named as over REST: the same object everywhere
+    budget_tokens: int
     summaries: int = 0  # summaries in the context
     dropped: int = 0  # items before the tail that did not fit
     layers: dict[str, list[str]] = field(default_factory=dict)
@@ -41,8 +41,8 @@ class Assembled:
         return {
             "messages": self.messages,
             "system_addition": self.system_addition,
-            "estimated_tokens": self.tokens,
-            "budget_tokens": self.budget,
+            "estimated_tokens": self.estimated_tokens,
+            "budget_tokens": self.budget_tokens,
             "summaries": self.summaries,
             "dropped": self.dropped,
             "recall": self.layers,
@@ -125,8 +125,8 @@ def assemble(
     return Assembled(
         messages=messages,
         system_addition=HINT if history else "",
-        tokens=used,
-        budget=budget,
+        estimated_tokens=used,
+        budget_tokens=budget,
         summaries=summaries,
         dropped=len(history) - len(kept),
         layers=recalled.layers,

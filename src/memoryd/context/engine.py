@@ -298,7 +298,10 @@ class ContextEngine:
             or not 1 <= limit <= MAX_GREP_LIMIT
         ):
             raise ValidationError(f"limit must be between 1 and {MAX_GREP_LIMIT}")
-        conv = self._conv(conversation_id)
+        try:
+            conv = self._conv(conversation_id)
+        except NotFoundError:
+            return []  # nothing ingested into it yet: nothing to find
         return grep(self.store, conv, query, limit)
 
     def expand(

@@ -32,3 +32,16 @@ def test_context_commands(tmp_path: Path) -> None:
     assert "port 8003" in fresh["messages"][0]["content"] and fresh["summaries"] == 0
     missing = run(home, "context", "expand", "nope", "--query", "port")
     assert missing.code == 1 and "not found: conversation nope" in missing.err
+
+
+def test_a_person_gets_tables_and_lines_and_json_only_when_asked(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    said = ok(home, "context", "ingest", "c2", "The deploy window is Friday at 16:00.")
+    assert said.out.strip() == "stored 1, 0 repeated"
+    for args in (("list",), ("show", "c2"), ("assemble", "c2"), ("grep", "c2", "deploy")):
+        shown = ok(home, "context", *args).out
+        assert not shown.lstrip().startswith("{"), (args, shown)  # no JSON unless asked
+    assert "Friday at 16:00" in ok(home, "context", "assemble", "c2").out
+    listed = ok(home, "--json", "context", "list").json()["conversations"]
+    # times as everywhere else: ISO 8601, not microseconds
+    assert listed[0]["updated_at"].endswith("+00:00") and "T" in listed[0]["updated_at"]

@@ -16,7 +16,7 @@ from typing import Any
 
 from memoryd.context.models import Conversation, Item, StoredMessage, Summary
 from memoryd.errors import NotFoundError
-from memoryd.models import utcnow
+from memoryd.models import format_ts, utcnow
 from memoryd.store.database import Database
 from memoryd.store.rows import from_us, to_us
 
@@ -151,7 +151,7 @@ class ContextStore:
                 "conversation_id": r[0],
                 "title": r[1],
                 "agent_id": r[2],
-                "updated_at": r[3],
+                "updated_at": format_ts(from_us(r[3])),  # ISO 8601, as every other time
                 "messages": r[4],
                 "summaries": r[5],
             }

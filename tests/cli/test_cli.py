@@ -177,7 +177,7 @@ def test_update_forget_history_stats(tmp_path: Path) -> None:
     first = ok_json(home, "add", "I live in Paris", "--category", "profile")
     second = ok(home, "add", "I own a red bicycle").out
     assert second.startswith("added ")
-    second_id = second.split()[-1]
+    second_id = ok_json(home, "get", second.split()[-1])["id"]  # the short id a person sees
 
     updated = ok_json(
         home, "update", first["id"], "--content", "I live in Lisbon", "-t", "city", "-t", "home"
@@ -253,8 +253,8 @@ def test_key_upsert_replaces_and_says_so(tmp_path: Path) -> None:
     home = tmp_path / "home"
     first = ok_json(home, "add", "I drive a Volvo", "--key", "car")
     out = ok(home, "add", "I drive a Tesla", "--key", "car").out
-    assert f"replaced {first['id']} with " in out and "(key car)" in out
-    second_id = out.split(" with ")[1].split()[0]
+    assert f"replaced {first['id'][:8]} with " in out and "(key car)" in out
+    second_id = ok_json(home, "get", out.split(" with ")[1].split()[0])["id"]
     assert ok_json(home, "get", second_id)["content"] == "I drive a Tesla"
     assert ok_json(home, "get", first["id"])["superseded_by"] == second_id
     assert [h["action"] for h in ok_json(home, "history", first["id"])] == ["create", "supersede"]
@@ -266,7 +266,7 @@ def test_the_same_text_twice_is_one_memory(tmp_path: Path) -> None:
     home = tmp_path / "home"
     first = ok_json(home, "add", "My locker code is 4711")
     out = ok(home, "add", "My locker code is 4711").out
-    assert out.split() == ["already", "remembered", first["id"]]
+    assert out.split() == ["already", "remembered", first["id"][:8]]
     again = ok_json(home, "add", "My locker code is 4711")
     assert again["id"] == first["id"] and again["access_count"] == 2
     assert ok_json(home, "list")["total_count"] == 1

@@ -12,7 +12,8 @@ def test_add_supersedes_what_it_changes_and_says_so(tmp_path: Path) -> None:
     berlin = run(home, "--json", "add", "I live in Berlin", "--category", "profile").json()
     moved = run(home, "add", "I moved to Lisbon", "--category", "profile")
     assert moved.code == 0, moved.err
-    assert f"(supersedes {berlin['id']})" in moved.out
+    assert f"(supersedes {berlin['id'][:8]})" in moved.out
+    assert all(len(line) <= 80 for line in moved.out.splitlines())
     old = run(home, "--json", "get", berlin["id"]).json()
     assert old["superseded_by"] is not None
     note = run(home, "--json", "add", "Standup is at 9").json()

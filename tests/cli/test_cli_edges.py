@@ -4,6 +4,7 @@ instead of tracebacks, stdin, help, ingest, tasks, keys, users and delete-all.""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -266,3 +267,21 @@ def test_mistakes_are_named_in_the_command_lines_words(tmp_path: Path) -> None:
     ok(home, "import-file", str(notes))
     again = run(home, "import-file", str(notes))
     assert again.code == 1 and "--force" in again.out, again
+
+
+def test_at_80_columns_a_row_is_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    ok(home, "add", "I keep my bike in the shed")
+    doc = tmp_path / "handbook.md"
+    doc.write_text("# Handbook\n\nFirst part of a long document.\n\nSecond part.\n")
+    ok(home, "import-file", str(doc))
+    narrow = {"COLUMNS": "80"}
+    found = run(home, "search", "bike in the shed", env=narrow)
+    assert found.code == 0, found.err
+    rows = [line for line in found.out.splitlines() if "bike" in line]
+    assert rows and "in the shed" in rows[0]  # a short memory is not wrapped
+    assert not re.search(r"\d\d:\d\d", found.out)  # the date is when enough
+    assert all(len(line) <= 80 for line in found.out.splitlines())
+    listed = run(home, "list", env=narrow).out
+    assert all(len(line) <= 80 for line in listed.splitlines())
+    assert "Second part" not in listed  # a document is one row: its first line

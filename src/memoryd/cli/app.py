@@ -189,8 +189,27 @@ def read_text(value: str, what: str = "content") -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def _when(value: datetime | None) -> str:
-    return "" if value is None else f"{value:%Y-%m-%d %H:%M}"
+# a table row shows this much of a memory (its first line): `get` shows it whole
+ROW_CHARS = 160
+# below this many columns a row's time is its date: the content gets the room
+NARROW = 100
+
+
+def _when(value: datetime | None, narrow: bool = False) -> str:
+    if value is None:
+        return ""
+    return f"{value:%Y-%m-%d}" if narrow else f"{value:%Y-%m-%d %H:%M}"
+
+
+def _row_text(content: str) -> str:
+    """A memory as one table row holds it: its first line, cut on a word."""
+    first, _, rest = content.strip().partition("\n")
+    text = " ".join(first.split())
+    if len(text) > ROW_CHARS:
+        text = text[:ROW_CHARS].rsplit(" ", 1)[0] + " …"
+    elif rest.strip():
+        text += " …"
+    return text
 
 
 def memory_table(
@@ -198,27 +217,36 @@ def memory_table(
     scores: list[float] | None = None,
     similarities: list[float | None] | None = None,
 ) -> Table:
+    from rich import box
     from rich.table import Table
 
     from memoryd.ids import short
     from memoryd.models import Status
 
-    table = Table(show_lines=False, header_style="bold")
+    # a narrow terminal: no vertical rules and short headers leave the content its room
+    narrow = console.width < NARROW
+    table = Table(
+        show_lines=False,
+        header_style="bold underline" if narrow else "bold",
+        box=None if narrow else box.HEAVY_HEAD,
+        collapse_padding=narrow,
+        pad_edge=not narrow,
+    )
     if scores is not None:
-        table.add_column("score", justify="right")
+        table.add_column("score", justify="right", no_wrap=True)
     if similarities is not None:
-        table.add_column("similarity", justify="right")
+        table.add_column("sim" if narrow else "similarity", justify="right", no_wrap=True)
     table.add_column("id", style="dim", no_wrap=True)
-    table.add_column("content")
-    table.add_column("category")
-    table.add_column("type")
+    table.add_column("content", ratio=1, min_width=24)
+    table.add_column("category", no_wrap=not narrow)
+    table.add_column("type", no_wrap=not narrow)
     table.add_column("when", no_wrap=True)
     for i, m in enumerate(memories):
         kind = m.memory_type.value
         if m.status is not Status.CURRENT:  # replaced, ended, archived: never shown as holding
             kind += f", {m.status.value}"
-        row = [short(m.id), escape(m.content), m.category.value, kind]
-        row.append(_when(m.said_at))
+        row = [short(m.id), escape(_row_text(m.content)), m.category.value, kind]
+        row.append(_when(m.said_at, narrow))
         if similarities is not None:
             sim = similarities[i]
             row.insert(0, "" if sim is None else f"{sim:.3f}")

@@ -28,6 +28,7 @@ from memoryd.cli.app import (
     state,
 )
 from memoryd.errors import ValidationError
+from memoryd.ids import short
 from memoryd.models import Category, MemoryType, RelationType, State, format_ts, utcnow
 from memoryd.store.sqlite import SORT_COLUMNS
 
@@ -113,15 +114,19 @@ def add(
             valid_from=valid_from,
             expires_at=expires_at,
         )
-    replaced = [r.target_id for r in memory.relations if r.relation_type is RelationType.SUPERSEDES]
+    # ids as tables show them (every command takes them back): a line fits 80 columns
+    replaced = [
+        short(r.target_id) for r in memory.relations if r.relation_type is RelationType.SUPERSEDES
+    ]
+    new = short(memory.id)
     if memory.created_at < started:
-        said = f"[yellow]already remembered[/yellow] {memory.id}"
+        said = f"[yellow]already remembered[/yellow] {new}"
     elif key and replaced:
-        said = f"[green]replaced[/green] {replaced[-1]} with {memory.id} (key {escape(key)})"
+        said = f"[green]replaced[/green] {replaced[-1]} with {new} (key {escape(key)})"
     elif replaced:
-        said = f"[green]added[/green] {memory.id} (supersedes {', '.join(replaced)})"
+        said = f"[green]added[/green] {new} (supersedes {', '.join(replaced)})"
     else:
-        said = f"[green]added[/green] {memory.id}"
+        said = f"[green]added[/green] {new}"
     emit(memory.to_json(), lambda: console.print(said))
 
 

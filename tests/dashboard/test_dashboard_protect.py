@@ -142,3 +142,13 @@ def test_signing_in_needs_the_sign_in_pages_token(server: RunningServer) -> None
         token = token_of(client.get("/sign-in").text)  # sets the browser's form session
         signed = client.post("/sign-in", data={"api_key": key, "csrf": token})
         assert signed.status_code == 303 and client.cookies.get(COOKIE) == key
+
+
+def test_the_icon_a_browser_asks_for_is_there_without_a_key(server: RunningServer) -> None:
+    with server.client() as anonymous:
+        icon = anonymous.get("/favicon.ico")
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+        assert icon.text.startswith("<svg")
+        assert anonymous.get("/v1/memories").status_code == 401  # the rest still asks for one
+        page = anonymous.get("/sign-in")
+    assert 'rel="icon"' in page.text

@@ -8,6 +8,8 @@ status and message the API would give.
 
 from __future__ import annotations
 
+from datetime import datetime
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlencode
@@ -16,6 +18,7 @@ from fastapi import APIRouter, Depends, FastAPI, Form, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.responses import FileResponse
 from starlette.staticfiles import StaticFiles
 
 from memoryd.dashboard.protect import check_form, form_token
@@ -37,6 +40,27 @@ templates = Environment(
     lstrip_blocks=True,
 )
 templates.filters["when"] = lambda us: from_us(us).strftime("%Y-%m-%d %H:%M:%S") if us else ""
+
+
+def shown(value: Any) -> str:
+    """A field's value as a person reads it: no float's binary tail, no ``None``, an
+    enum by its name, a time to the minute."""
+    if value is None or value == "" or value == []:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, list):
+        return ", ".join(shown(v) for v in value)
+    return str(value)
+
+
+templates.filters["shown"] = shown
 router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 
 
@@ -300,6 +324,13 @@ def install(app: FastAPI) -> None:
     app.include_router(data.router)
     app.include_router(spaces.router)
     static = Path(__file__).with_name("static")
+    icon = static / "favicon.svg"
+
+    # what a browser asks of every site, without a key: the icon, not a 401 in its console
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(icon, media_type="image/svg+xml")
+
     app.mount(STATIC, StaticFiles(directory=static), name="dashboard-static")
     json_handler = app.exception_handlers[MemorydError]
     json_validation = app.exception_handlers[RequestValidationError]

@@ -32,7 +32,15 @@ from memoryd.tenancy.tenants import Tenants
 
 # /metrics checks the admin key itself (open when none is set)
 PUBLIC_PATHS = frozenset(
-    ("/health", "/metrics", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc")
+    (
+        "/health",
+        "/metrics",
+        "/openapi.json",
+        "/docs",
+        "/docs/oauth2-redirect",
+        "/redoc",
+        "/favicon.ico",
+    )
 )
 # Swagger UI's scripts and styles, served by the app itself (public like /docs)
 DOCS_ASSETS = "/docs/assets"

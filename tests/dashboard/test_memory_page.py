@@ -30,3 +30,25 @@ def test_fields_and_history_show_readable_values(server: RunningServer) -> None:
     assert "0.6400000000000001" not in text and "None" not in text
     assert re.search(r"importance\s+0\.30", text)
     assert "0.64" in text  # the old importance, in the history
+
+
+def test_a_conversation_without_times_shows_when_it_was_stored(server: RunningServer) -> None:
+    _, key = create_tenant(server, "talker")
+    api = {"x-api-key": key}
+    turns = [
+        {"role": "user", "content": "We ship the billing service on Thursday"},
+        {"role": "assistant", "content": "Noted: Thursday"},
+    ]
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        sent = client.post(
+            "/v1/memories",
+            json={"messages": turns, "session_id": "plan-1", "mode": "raw"},
+            headers=api,
+        )
+        assert sent.status_code in (200, 201, 202), sent.text
+        client.cookies.set(COOKIE, key)
+        listed = client.get("/conversations").text
+        shown = client.get("/conversations/plan-1").text
+    row = next(line for line in listed.split("<tr>") if "plan-1" in line)
+    assert len(re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d", row)) == 2  # from and to
+    assert len(re.findall(r"<time[^>]*>\d{4}-\d\d-\d\d", shown)) == 2  # each turn's time

@@ -129,7 +129,8 @@ class SessionLog(Database):
             (tenant_id, space_id),
         ).fetchone()[0]
         rows = self.conn.execute(
-            "SELECT session_id, MAX(agent_id), COUNT(*), MIN(said_at), MAX(said_at) "
+            "SELECT session_id, MAX(agent_id), COUNT(*), MIN(COALESCE(said_at, stored_at)), "
+            "MAX(COALESCE(said_at, stored_at)) "
             f"FROM session_messages WHERE {where} GROUP BY session_id "
             "ORDER BY MAX(id) DESC LIMIT ? OFFSET ?",
             (tenant_id, space_id, limit, offset),

@@ -1,4 +1,4 @@
-"""A memory's page shows values as a person reads them: no float's binary tail, no None."""
+"""The dashboard's pages read as a person expects: values, times, each member once."""
 
 from __future__ import annotations
 
@@ -52,3 +52,15 @@ def test_a_conversation_without_times_shows_when_it_was_stored(server: RunningSe
     row = next(line for line in listed.split("<tr>") if "plan-1" in line)
     assert len(re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d", row)) == 2  # from and to
     assert len(re.findall(r"<time[^>]*>\d{4}-\d\d-\d\d", shown)) == 2  # each turn's time
+
+
+def test_a_space_lists_its_owner_once(server: RunningServer) -> None:
+    owner, key = create_tenant(server, "owner")
+    api = {"x-api-key": key}
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        made = client.post("/v1/spaces", json={"name": "crew", "space_type": "team"}, headers=api)
+        assert made.status_code == 201, made.text
+        client.cookies.set(COOKIE, key)
+        listed = client.get("/spaces").text
+    members = listed.split('class="members"', 1)[1].split("</ul>", 1)[0]
+    assert members.count(owner) == 1, members

@@ -64,3 +64,22 @@ def test_a_space_lists_its_owner_once(server: RunningServer) -> None:
         listed = client.get("/spaces").text
     members = listed.split('class="members"', 1)[1].split("</ul>", 1)[0]
     assert members.count(owner) == 1, members
+
+
+def test_the_imports_list_shows_when_each_started_as_a_date_and_time(
+    server: RunningServer,
+) -> None:
+    _, key = create_tenant(server, "importer")
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        sent = client.post(
+            "/v1/imports",
+            files={"file": ("notes.md", b"# Notes\n\nThe deploy runs on Fridays.\n")},
+            headers={"x-api-key": key},
+        )
+        assert sent.status_code == 200 and sent.json()["status"] == "processing", sent.text
+        client.cookies.set(COOKIE, key)
+        listed = client.get("/imports").text
+    row = next(line for line in listed.split("<tr>") if "notes.md" in line)
+    assert (
+        re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d</td>", row) and "T" not in row.split("<td>")[-1]
+    )

@@ -8,6 +8,7 @@ status and message the API would give.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
@@ -42,6 +43,9 @@ templates = Environment(
 templates.filters["when"] = lambda us: from_us(us).strftime("%Y-%m-%d %H:%M:%S") if us else ""
 
 
+_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
 def shown(value: Any) -> str:
     """A field's value as a person reads it: no float's binary tail, no ``None``, an
     enum by its name, a time to the minute."""
@@ -53,6 +57,8 @@ def shown(value: Any) -> str:
         return f"{value:.2f}"
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, str) and _ISO_TIME.match(value):  # a time in the API's shape
+        return value[:16].replace("T", " ")
     if isinstance(value, Enum):
         return str(value.value)
     if isinstance(value, list):

@@ -235,8 +235,8 @@ def render(results: dict[str, Any]) -> tuple[str, str]:
 
 
 def publish(results: dict[str, Any]) -> None:
-    RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    readme, results_page = render(results)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    readme, results_page = render(load())  # from the file, as the check renders it
     README.write_text(readme, encoding="utf-8")
     PAGE.write_text(results_page, encoding="utf-8")
 

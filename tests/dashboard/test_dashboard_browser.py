@@ -326,3 +326,25 @@ def test_settings_change_what_the_proxy_api_reads(browser: Browser, server: Runn
         stored = api.get("/api/settings/memory").json()
     assert stored["maxTokens"] == 800 and stored["enabled"] is False
     assert stored["strategy"] == "recent"
+
+
+def test_the_trace_box_shows_the_trace_at_once_and_stays_ticked(
+    browser: Browser, server: RunningServer
+) -> None:
+    _, key = create_tenant(server, "tracer")
+    page = signed_in(browser, server, key)
+    page.goto("/memories/new")
+    page.fill("#content", COFFEE)
+    page.click("button:has-text('Add')")
+    page.goto("/search")
+    page.locator("#q").press_sequentially("coffee")
+    expect(page.locator("#results .hit").first).to_contain_text(COFFEE)
+    page.check("input[name=trace]")  # no Search pressed: the trace comes in
+    expect(page.locator("#results")).to_contain_text("mmr_diversity")
+    expect(page).to_have_url(f"{server.url}/search?q=coffee&trace=true")
+    page.reload()  # the URL it followed opens it as it was: the box ticked, the trace shown
+    expect(page.locator("input[name=trace]")).to_be_checked()
+    expect(page.locator("#results")).to_contain_text("mmr_diversity")
+    page.locator("#q").press_sequentially(" morning")  # a new query keeps the trace
+    expect(page.locator("#results")).to_contain_text("mmr_diversity")
+    page.close()

@@ -196,6 +196,7 @@ def search(request: Request, svc: Viewer, q: str = "", trace: bool = False) -> R
         q=q,
         results=response.results if response else [],
         trace=response.trace if response else None,
+        traced=trace,  # the box stays ticked on a page the URL opened with it
     )
 
 

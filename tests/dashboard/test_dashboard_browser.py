@@ -9,6 +9,11 @@ from playwright.sync_api import Browser, Page, expect
 from server_harness import RunningServer, completed_task, create_tenant
 
 COFFEE = "I prefer dark roast coffee in the morning"
+# the height of an element's text itself (a cell stretches to its row's height)
+TEXT_HEIGHT = (
+    "e => { const r = document.createRange(); r.selectNodeContents(e); "
+    "return r.getBoundingClientRect().height; }"
+)
 
 
 def signed_in(browser: Browser, server: RunningServer, key: str, **options: object) -> Page:
@@ -347,4 +352,21 @@ def test_the_trace_box_shows_the_trace_at_once_and_stays_ticked(
     expect(page.locator("#results")).to_contain_text("mmr_diversity")
     page.locator("#q").press_sequentially(" morning")  # a new query keeps the trace
     expect(page.locator("#results")).to_contain_text("mmr_diversity")
+    page.close()
+
+
+def test_a_long_row_leaves_the_short_columns_whole(browser: Browser, server: RunningServer) -> None:
+    _, key = create_tenant(server, "longrow")
+    page = signed_in(browser, server, key, viewport={"width": 1280, "height": 800})
+    page.goto("/memories/new")
+    page.fill("#content", "The quarterly planning notes say " + "nothing-breaks-here " * 30)
+    page.click("button:has-text('Add')")
+    page.goto("/")
+    row = page.locator("table.list tbody tr").first
+    for cell in row.locator("td:not(.wrap)").all():
+        text = cell.inner_text().strip()
+        if text:  # one line each: no word broken inside it
+            height = float(cell.evaluate(TEXT_HEIGHT))
+            line = float(cell.evaluate("e => parseFloat(getComputedStyle(e).lineHeight) || 20"))
+            assert height < 1.5 * line, (text, height, line)
     page.close()

@@ -51,7 +51,7 @@ def test_times_may_be_iso_strings(mem: Memory) -> None:
         (lambda m: m.search("x", limit=True), "limit must be an integer"),
         (lambda m: m.search("x", min_score="high"), "min_score must be a number"),
         (lambda m: m.search("x", limt=5), "unknown option(s) limt"),
-        (lambda m: m.search(42), "'q' is required"),
+        (lambda m: m.search(42), "the query must be text"),
         (lambda m: m.list(limit="10"), "limit must be an integer"),
         (lambda m: m.list(colour="red"), "unknown option(s) colour"),
         (lambda m: m.add("x", importance="high"), "importance must be a number"),

@@ -339,7 +339,9 @@ class MemoryService:
         turns are in the agent's context already and are left out. Turns that
         are tool output are found only with ``include_tool_output``.
         """
-        if not isinstance(query, str) or not query.strip():
+        if not isinstance(query, str):
+            raise ValidationError("the query must be text")
+        if not query.strip():
             raise ValidationError("the query is empty: give the words to search for")
         check_int("limit", limit, 1, MAX_LIMIT)
         if min_score is not None:

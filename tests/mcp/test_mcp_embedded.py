@@ -69,7 +69,10 @@ class TestEmbedded(McpContract):
         assert hits["hits"][0]["snippet"].startswith("Note 2")
         expanded = client.ok("lcm_expand_query", conversation_id=conversation, summary_id=summary)
         assert expanded["messages"][0]["content"] == "Note 0: the invoice number is INV-4000."
-        missing = client.call("lcm_grep", conversation_id="no-such-conversation", query="x")
+        # a conversation nothing was ingested into has nothing to find; expanding it is an error
+        nothing = client.ok("lcm_grep", conversation_id="no-such-conversation", query="x")
+        assert nothing["hits"] == []
+        missing = client.call("lcm_expand_query", conversation_id="no-such-conversation", query="x")
         assert missing.is_error
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import sys
 from contextlib import nullcontext
@@ -72,11 +73,20 @@ def import_(
     )
 
 
+# how much of a file is read to tell an export from a document
+EXPORT_SNIFF_BYTES = 64 * 1024
+
+
 def _check_export(path: Path) -> None:
     """A document given where an export goes (a Markdown file, a PDF) is named as such,
     with the command that takes it, before anything is read into the store."""
     with path.open("rb") as fh:
-        first = next((line for line in fh if line.strip()), b"").strip()
+        head = fh.read(EXPORT_SNIFF_BYTES)
+    try:  # a character cut at the end of what was read is no error
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return  # not UTF-8 at all: the import's own reading says so, naming the line
+    first = next((line for line in head.splitlines() if line.strip()), b"").strip()
     if first and not first.startswith(b"{"):
         raise fail(
             ValidationError(

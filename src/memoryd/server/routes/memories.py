@@ -138,6 +138,8 @@ def search_memories(
     ``exclude_session`` leaves out the turns of the conversation being
     recalled for; tool output is found only with ``include_tool_output``.
     """
+    if not q.strip():  # named as this door names it: the query parameter
+        raise ValidationError("query parameter 'q' is required")
     response = svc.search(
         q,
         limit=limit,

@@ -123,6 +123,13 @@ def _f(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
+def _cell(value: Any) -> str:
+    """A figure as a table cell: a mapping as its pairs ("tune 383, confirm 377")."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_f(v)}" for k, v in value.items())
+    return _f(value)
+
+
 def _rows(results: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(figure, tuning part, confirming part, all, commit), as the README shows them."""
     rows = []
@@ -216,10 +223,7 @@ def page(results: dict[str, Any]) -> str:
             "| figure | value |",
             "| --- | --- |",
         ]
-        out += [
-            f"| `{k}` | {_f(v) if not isinstance(v, dict) else v} |"
-            for k, v in entry["figures"].items()
-        ]
+        out += [f"| `{k}` | {_cell(v)} |" for k, v in entry["figures"].items()]
     return "\n".join(out) + "\n"
 
 

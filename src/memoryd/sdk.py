@@ -299,10 +299,16 @@ class Memory:
         session_id: str | None = None,
         user_id: str | None = None,
     ) -> builtins.list[dict[str, Any]]:
-        """The sessions' summary layers (D5 exchanges, D2 outline, D1 gist, D0 themes)."""
+        """The sessions' summary layers (D5 exchanges, D2 outline, D1 gist, D0 themes), as
+        ``GET /v1/session-layers`` answers them: times as ISO 8601 text, like every dict
+        the SDK hands back."""
         from memoryd.continuity.layers import SessionLayers
+        from memoryd.models import wire
 
-        return SessionLayers(self._as(user_id), llm=None).layers(agent_id, session_id)
+        found: builtins.list[dict[str, Any]] = wire(
+            SessionLayers(self._as(user_id), llm=None).layers(agent_id, session_id)
+        )
+        return found
 
     def consolidate_sessions(self, *, idle_s: float = 0.0, user_id: str | None = None) -> int:
         """Condense every session quiet for ``idle_s`` seconds into D2/D1/D0 (resumable)."""

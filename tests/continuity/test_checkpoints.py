@@ -234,7 +234,11 @@ def test_async_memory_saves_and_restores(tmp_path: Path) -> None:
             saved = await mem.checkpoint("coder", "s", turn(1), project="/repo")
             assert [c.id for c in await mem.checkpoints(agent_id="coder")] == [saved.id]
             assert await mem.consolidate_sessions() == 1
-            assert {r["depth"] for r in await mem.session_layers()} == {0, 1, 2, 5}
+            layers = await mem.session_layers()
+            assert {r["depth"] for r in layers} == {0, 1, 2, 5}
+            # times as every other dict the SDK hands back has them: ISO 8601 text
+            stamps = [v for r in layers for k, v in r.items() if k.endswith("_at") and v]
+            assert stamps and all(isinstance(v, str) and "T" in v for v in stamps)
             return await mem.restore("coder", project="/repo")
 
     assert "Modified files: src/f1.py" in asyncio.run(scenario())

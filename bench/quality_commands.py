@@ -89,6 +89,13 @@ BaselinesOption = Annotated[bool, typer.Option(help="Also run BM25 and dense.")]
 RecipeOption = Annotated[str, typer.Option(help="Search recipe: default or seed.")]
 
 
+ShowFailuresOption = Annotated[
+    bool,
+    typer.Option(
+        help="Print what went wrong, a line each: the tuning half's only (the confirming "
+        "half is read by its numbers, never its sentences)."
+    ),
+]
 PartOption = Annotated[
     str | None,
     typer.Option(help="tune or confirm (bench/data/splits.json): one part only; both if unset."),
@@ -286,13 +293,7 @@ def first_week(
         str | None, typer.Option(help="a (tuning) or b (confirming); both if unset.")
     ] = None,
     out: Annotated[Path, typer.Option()] = REPORTS / "first_week.json",
-    show_failures: Annotated[
-        bool,
-        typer.Option(
-            help="Print what went wrong, a line each: the tuning half's only (the confirming "
-            "half is read by its numbers, never its sentences)."
-        ),
-    ] = False,
+    show_failures: ShowFailuresOption = False,
 ) -> None:
     """Scripted first-week conversations, smart ingest without an LLM: do current facts win?"""
     from bench import first_week as fw
@@ -327,13 +328,7 @@ def truth(
     ] = None,
     jobs: JobsOption = 1,
     out: Annotated[Path, typer.Option()] = REPORTS / "truth.json",
-    show_failures: Annotated[
-        bool,
-        typer.Option(
-            help="Print what went wrong, a line each: the tuning half's only (the confirming "
-            "half is read by its numbers, never its sentences)."
-        ),
-    ] = False,
+    show_failures: ShowFailuresOption = False,
 ) -> None:
     """Life stories through every door (ingest, add, profile, hook, proxy, consolidate,
     import), no LLM: does each give the current fact and no stale one?"""

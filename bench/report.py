@@ -28,29 +28,27 @@ END = "<!-- bench report: end -->"
 Figures = dict[str, Any]
 
 
-def _locomo(r: dict[str, Any]) -> Figures:
-    keys = ("recall@5", "recall@10", "session_R@5_any")
+def _by_part(r: dict[str, Any], keys: tuple[str, ...]) -> Figures:
+    """A retrieval report's ``keys`` over all its questions and over each part."""
     parts = r.get("parts", {})
     return {
         "questions": r["questions"],
         **{
             f"{part}:{k}": m[k] for part, m in [("all", r["metrics"]), *parts.items()] for k in keys
         },
-        **{f"{n}:recall@10": b["recall@10"] for n, b in r.get("baselines", {}).items()},
         "part_questions": {part: m["n"] for part, m in parts.items()},
+    }
+
+
+def _locomo(r: dict[str, Any]) -> Figures:
+    return {
+        **_by_part(r, ("recall@5", "recall@10", "session_R@5_any")),
+        **{f"{n}:recall@10": b["recall@10"] for n, b in r.get("baselines", {}).items()},
     }
 
 
 def _longmemeval(r: dict[str, Any]) -> Figures:
-    keys = ("R@5_any", "R@5_all", "R@10_all", "NDCG@10")
-    parts = r.get("parts", {})
-    return {
-        "questions": r["questions"],
-        **{
-            f"{part}:{k}": m[k] for part, m in [("all", r["metrics"]), *parts.items()] for k in keys
-        },
-        "part_questions": {part: m["n"] for part, m in parts.items()},
-    }
+    return _by_part(r, ("R@5_any", "R@5_all", "R@10_all", "NDCG@10"))
 
 
 def _truth(r: dict[str, Any]) -> Figures:

@@ -15,7 +15,6 @@ import asyncio
 import json
 import re
 import shutil
-import time
 from typing import Any
 
 from rich.console import Console
@@ -26,7 +25,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from bench.common import Timer, percentile_table
-from bench.speed import _percentiles, build_store
+from bench.speed import _percentiles, _search_ms, build_store
 from bench.stand_in import serve_app
 from bench.synthetic import queries
 from memoryd.config import load_settings
@@ -66,15 +65,6 @@ class StandIn:
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
             }
         )
-
-
-def _search_ms(svc: MemoryService, texts: list[str]) -> list[float]:
-    out = []
-    for q in texts:
-        started = time.perf_counter()
-        svc.search(q, limit=10, touch=False)
-        out.append((time.perf_counter() - started) * 1000)
-    return out
 
 
 def run(size: int, n_queries: int, model_ms: float) -> dict[str, Any]:

@@ -8,6 +8,7 @@ commands live in :mod:`bench.quality_commands` and :mod:`bench.speed_commands`.
 
 from __future__ import annotations
 
+import faulthandler
 import signal
 from types import FrameType
 
@@ -23,6 +24,7 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
 
 
 if __name__ == "__main__":
+    faulthandler.enable()  # a crash names the thread and frame it happened in
     signal.signal(signal.SIGTERM, _stopped)
     git_commit()  # the code this run measures: read now, not when its report is written
     app()

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -41,7 +40,7 @@ from starlette.routing import Route
 from bench.common import Timer
 from bench.server import start_serve
 from bench.speed import _percentiles, build_store
-from bench.stand_in import serve_app
+from bench.stand_in import serving
 from bench.synthetic import queries
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenancy.tenants import Tenants
@@ -72,10 +71,8 @@ async def _completions(request: Request) -> StreamingResponse:
     return StreamingResponse(events(), media_type="text/event-stream")
 
 
-def _start_upstream() -> tuple[str, uvicorn.Server]:
-    return serve_app(
-        Starlette(routes=[Route("/v1/chat/completions", _completions, methods=["POST"])])
-    )
+def _upstream() -> Starlette:
+    return Starlette(routes=[Route("/v1/chat/completions", _completions, methods=["POST"])])
 
 
 # ---------------------------------------------------------------------- memoryd serve
@@ -140,9 +137,8 @@ def run(size: int, n_requests: int, levels: list[int], strategy: str = "hybrid")
     shutil.copytree(store, work)
     with MemoryService(work) as svc:
         _, key = Tenants(svc.engine).create_key(LOCAL_TENANT, "bench")
-    upstream, upstream_server = _start_upstream()
     rows: list[dict[str, Any]] = []
-    with Timer() as wall:
+    with Timer() as wall, serving(_upstream()) as upstream:
         process, url = _serve(work, upstream)
         try:
             chosen = httpx.put(
@@ -184,7 +180,6 @@ def run(size: int, n_requests: int, levels: list[int], strategy: str = "hybrid")
         finally:
             process.terminate()
             process.wait(timeout=60)
-            upstream_server.should_exit = True
     shutil.rmtree(work, ignore_errors=True)
     return {
         "benchmark": "proxy",

@@ -26,7 +26,7 @@ from starlette.routing import Route
 
 from bench.common import Timer, percentile_table
 from bench.speed import _percentiles, _search_ms, build_store
-from bench.stand_in import serve_app
+from bench.stand_in import serving
 from bench.synthetic import queries
 from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
@@ -75,13 +75,11 @@ def run(size: int, n_queries: int, model_ms: float) -> dict[str, Any]:
     shutil.copytree(store, work)
     model = LocalEmbedder()
     stand_in = StandIn(model_ms / 1000)
-    url, server = serve_app(
-        Starlette(routes=[Route("/v1/chat/completions", stand_in.completions, methods=["POST"])])
-    )
+    app = Starlette(routes=[Route("/v1/chat/completions", stand_in.completions, methods=["POST"])])
     texts = queries(n_queries)
     rows: dict[str, Any] = {}
     try:
-        with Timer() as wall:
+        with serving(app) as url, Timer() as wall:
             plain_settings = load_settings(work)
             with MemoryService(settings=plain_settings, embedder=model) as svc:
                 svc.search("warm up", touch=False)
@@ -94,7 +92,6 @@ def run(size: int, n_queries: int, model_ms: float) -> dict[str, Any]:
                 stand_in.prompts.clear()
                 rows["with_llm_rerank"] = _percentiles(_search_ms(svc, texts))
     finally:
-        server.should_exit = True
         shutil.rmtree(work, ignore_errors=True)
     chars = [len(p) for p in stand_in.prompts]
     tokens = [estimate_tokens(p) for p in stand_in.prompts]

@@ -221,3 +221,13 @@ def test_a_very_long_session_keeps_its_start_and_its_newest_exchanges(
     assert lines[1] == "- … earlier exchanges left out"
     assert "turn 699" in lines[-1] and d5["basis"] == 2100
     assert estimate_tokens(str(d5["content"])) <= TOKENS[EXCHANGES]
+
+
+def test_themes_are_the_sessions_words_not_the_outline_template() -> None:
+    from memoryd.continuity.extract import extract_outline, extract_themes
+
+    d5 = "- User: plan a hiking trip → Assistant: Try the Alta Via trail in July."
+    outline = extract_outline(d5, "[session s1]")
+    themes = extract_themes(outline, "[session s1]").removeprefix("[session s1] ").split(", ")
+    assert "hiking" in themes
+    assert not {"goal", "steps", "outcome", "next"} & set(themes)

@@ -35,6 +35,9 @@ _STOP = (
     "here please thanks thank yes okay sure want need like see look file files run ran"
 )
 STOPWORDS = frozenset(_STOP.split())
+# an outline line's own label ("Goal:", "Steps:", "Outcome:", "Next:"), the template's
+# words rather than the session's: themes leave it out
+_LABEL = re.compile(r"^\s*[A-Z][a-z]+(?: [a-z]+)?:(?:\s|$)")
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,6 @@ def extract_gist(d2: str, header: str) -> str:
 
 def extract_themes(d2: str, header: str) -> str:
     """D0 offline: the terms the session used most."""
-    body = "\n".join(line for line in d2.splitlines()[1:])
+    body = "\n".join(_LABEL.sub("", line, count=1) for line in d2.splitlines()[1:])
     terms = [w for w, _ in keywords(body).most_common(MAX_THEMES)]
     return f"{header} {', '.join(terms)}"

@@ -1,5 +1,5 @@
 """The retrieval-quality commands of ``python -m bench``: longmemeval, locomo, context,
-crosslingual, first-week, truth, continuity."""
+crosslingual, first-week, truth, continuity, doc-categories."""
 
 from __future__ import annotations
 
@@ -387,3 +387,25 @@ def report(
     from bench import report as rp
 
     raise typer.Exit(rp.command(any_commit, check))
+
+
+@app.command("doc-categories")
+def doc_categories(
+    out: Annotated[Path, typer.Option()] = REPORTS / "doc_categories.json",
+) -> None:
+    """Imported notes filed without an LLM: the share each category gets right."""
+    from bench import doc_categories as dc
+
+    report = dc.run(bench_embedder())
+    stamp(report)
+    write_report(out, report)
+    table = Table(title=f"imported notes filed without an LLM, {report['wall_s']} s")
+    for column in ("set", "notes", "right", "all under entities", "by category"):
+        table.add_column(column)
+    for half, m in report["metrics"].items():
+        by = ", ".join(f"{c} {v:.2f}" for c, v in m["by_category"].items())
+        table.add_row(
+            half, str(m["n"]), f"{m['accuracy']:.3f}", f"{m['constant_entities']:.3f}", by
+        )
+    console.print(table)
+    console.print(f"report: {out}")

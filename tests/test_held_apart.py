@@ -3,7 +3,7 @@
 A rule, a comment or a test that quotes a confirming question or sentence has
 seen what it is checked on. This reads every confirming string (LoCoMo's
 confirming conversations, LongMemEval's confirming questions, the first-week
-set's and the life-story set's confirming halves) and every file git tracks
+set's, the life-story set's and the imported notes' confirming halves) and every file git tracks
 outside the data files, and fails on any run of words they share that the
 tuning parts do not also hold (a phrasing both parts use, such as a plain
 question, is nobody's quote).
@@ -86,6 +86,13 @@ def truth() -> Iterator[tuple[str, str]]:
                 yield part, check["ask"]
 
 
+def doc_categories() -> Iterator[tuple[str, str]]:
+    for part in ("tune", "confirm"):
+        data = json.loads((DATA / f"doc_categories_{part}.json").read_text(encoding="utf-8"))
+        for doc in data["documents"]:
+            yield part, doc["text"]
+
+
 def quotable(strings: Iterable[tuple[str, str]]) -> dict[tuple[str, ...], str]:
     """Each run of words of a confirming string that no tuning string holds: its string."""
     confirming: dict[tuple[str, ...], str] = {}
@@ -107,7 +114,7 @@ def tracked() -> list[Path]:
 
 
 @pytest.mark.parametrize(
-    "source", [locomo, longmemeval, first_week, truth], ids=lambda f: f.__name__
+    "source", [locomo, longmemeval, first_week, truth, doc_categories], ids=lambda f: f.__name__
 )
 def test_no_confirming_string_is_quoted_outside_the_data(source: object) -> None:
     assert callable(source)

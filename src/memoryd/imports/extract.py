@@ -33,13 +33,14 @@ IMPORT_IMPORTANCE = 0.5
 MAX_PROMPT_CHARS = 80_000
 
 
-def rule_fact(text: str, heading: str = "") -> Fact:
-    """A section or document as a memory without an LLM: heading or first sentence as index."""
+def rule_fact(text: str, heading: str = "", category: Category = Category.ENTITIES) -> Fact:
+    """A section or document as a memory without an LLM: heading or first sentence as index,
+    filed under ``category`` (:class:`memoryd.imports.category.CategoryGuess`)."""
     rest = text.partition("\n")[2]
     body_line = first_sentence(rest if heading and rest.strip() else text, MAX_L1_CHARS)
     return Fact(
         content=text,
-        category=Category.ENTITIES,
+        category=category,
         l0_abstract=(heading or first_sentence(text, MAX_L0_CHARS))[:MAX_L0_CHARS],
         l1_overview=body_line,
         importance=IMPORT_IMPORTANCE,

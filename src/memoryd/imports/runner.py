@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from memoryd.errors import MemorydError
+from memoryd.imports.category import CategoryGuess
 from memoryd.imports.extract import chunk_facts, rule_fact, summary_fact
 from memoryd.imports.split import (
     SMART_SPLIT_MAX_CHARS,
@@ -116,6 +117,7 @@ class ImportRunner:
         self.memories = smart.memories
         self.store = smart.store
         self.llm = smart.llm
+        self.category = CategoryGuess(self.memories.embed)
 
     def run(self, task: dict[str, Any]) -> dict[str, Any]:
         payload = task["payload"]
@@ -300,7 +302,7 @@ class ImportRunner:
         return self._by_llm(
             "summary",
             lambda llm: summary_fact(llm, system, text, p.usage),
-            lambda: rule_fact(text, heading),
+            lambda: rule_fact(text, heading, self.category(text)),
             p,
         )
 

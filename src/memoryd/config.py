@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     embed_api_key: str = ""
     embed_dimensions: int | None = None
     embed_batch_size: int = 8
+    # threads of one call of the local embedding model; unset: the cores, up to four
+    # (memoryd.threads; BLAS always gets one)
+    threads: int | None = Field(default=None, ge=1)
 
     # cross-encoder rerank (stage 6); empty provider skips the stage; "llm": the LLM below
     rerank_provider: Literal["", "jina", "voyage", "cohere", "pinecone", "llm"] = ""

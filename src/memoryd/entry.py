@@ -12,6 +12,9 @@ import sys
 
 
 def main() -> None:
+    from memoryd.threads import limit_blas
+
+    limit_blas()  # before anything imports NumPy
     from memoryd.hooks.resident import fast_hook
 
     code = fast_hook(sys.argv[1:])

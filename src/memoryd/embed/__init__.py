@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memoryd.config import Settings
 from memoryd.embed.client import Embedder, Vectors, content_hash, normalize_rows
+from memoryd.threads import model_threads
 
 __all__ = ["Embedder", "Vectors", "content_hash", "create_embedder", "normalize_rows"]
 
@@ -26,4 +27,6 @@ def create_embedder(settings: Settings) -> Embedder:
         return MultilingualEmbedder()
     from memoryd.embed.local import LocalEmbedder
 
-    return LocalEmbedder(batch_size=settings.embed_batch_size)
+    return LocalEmbedder(
+        batch_size=settings.embed_batch_size, threads=model_threads(settings.threads)
+    )

@@ -21,8 +21,7 @@ from memoryd.models import Memory, SearchTrace, SpaceType, StageTrace, utcnow
 from memoryd.retrieve import Retriever, SearchRequest, SpaceRef
 from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME, MemoryFilter, SQLiteStore
-from memoryd.store.rows import to_us
-from memoryd.store.sqlite import RECALL_TRUST_STEP
+from memoryd.store.rows import RECALL_TRUST_STEP, to_us
 
 NOTES = [
     "The zebra at the city zoo is named Stripes",

@@ -21,6 +21,9 @@ from memoryd.models import (
 if TYPE_CHECKING:
     import numpy as np
 
+# what one recall adds to a memory's confidence (seed 001's holographic trust), on
+# either backend
+RECALL_TRUST_STEP = 0.02
 # column order of an INSERT; ``rowid``, ``vector`` and ``seq`` are handled by the store
 MEMORY_COLUMNS = (
     "id",

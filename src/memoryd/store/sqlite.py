@@ -27,6 +27,7 @@ from memoryd.store.memory_reads import SORT_COLUMNS, MemoryReads
 from memoryd.store.pending import PendingEmbeddings
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
+    RECALL_TRUST_STEP,
     SELECT_COLUMNS,
     memory_to_row,
     row_to_memory,
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 DB_FILENAME = "memoryd.db"
-# what one recall adds to a memory's confidence (seed 001's holographic trust)
-RECALL_TRUST_STEP = 0.02
 # the folder of saved HNSW graphs beside the database file (memoryd.db-graphs)
 GRAPH_DIR_SUFFIX = "-graphs"
 __all__ = ["DB_FILENAME", "SORT_COLUMNS", "RawMessage", "SQLiteStore"]

@@ -27,6 +27,7 @@ from memoryd.store.postgres.memory_reads import PgMemoryReads
 from memoryd.store.postgres.search import PgSearchLegs
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
+    RECALL_TRUST_STEP,
     SELECT_COLUMNS,
     memory_to_row,
     row_to_memory,
@@ -35,8 +36,6 @@ from memoryd.store.rows import (
 )
 
 log = logging.getLogger(__name__)
-# what one recall adds to a memory's confidence (as in the SQLite store)
-RECALL_TRUST_STEP = 0.02
 JSONB_COLUMNS = frozenset(("tags", "marks", "relations", "provenance"))
 PLACEHOLDERS = ", ".join("%s::jsonb" if c in JSONB_COLUMNS else "%s" for c in MEMORY_COLUMNS)
 ASSIGNMENTS = ", ".join(

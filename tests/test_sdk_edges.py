@@ -13,7 +13,7 @@ import pytest
 from memoryd import AsyncMemory, Memory, NotFoundError, ValidationError
 from memoryd.config import default_home
 from memoryd.embed.local import LocalEmbedder
-from memoryd.ingest.direct import MAX_CONTENT_CHARS
+from memoryd.validate import MAX_CONTENT_CHARS
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memoryd.errors import NotFoundError, ValidationError
-from memoryd.ingest.direct import check_id
+from memoryd.validate import check_id
 
 # shorter starts are too likely to be typos of another id (git's minimum too)
 MIN_PREFIX = 4

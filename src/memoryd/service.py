@@ -21,13 +21,6 @@ from memoryd.config import Settings, load_settings
 from memoryd.engine import Engine
 from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.ids import resolve_id
-from memoryd.ingest.direct import (
-    check_int,
-    check_tags,
-    check_time,
-    check_unit,
-    parse_enum,
-)
 from memoryd.ingest.worker import TaskWorker, wait_until_done
 from memoryd.models import (
     Category,
@@ -48,6 +41,7 @@ from memoryd.store.scopes import Viewer, normalize_scope
 from memoryd.tenancy.memories import TenantMemories
 from memoryd.users import LOCAL_TENANT as LOCAL_TENANT
 from memoryd.users import user_tenant
+from memoryd.validate import check_int, check_tags, check_time, check_unit, parse_enum
 
 if TYPE_CHECKING:
     # loaded by the methods that need them: a command that only reads (memoryd list,

@@ -14,7 +14,6 @@ from typing import Any
 
 from memoryd.errors import ValidationError
 from memoryd.ingest import admission
-from memoryd.ingest.direct import check_id
 from memoryd.models import (
     Category,
     MemberStatus,
@@ -33,6 +32,7 @@ from memoryd.store.aggregates import BREAKDOWN
 from memoryd.store.rows import from_us, to_us
 from memoryd.tenancy.scope import TenantScope
 from memoryd.tenancy.spaces import MAX_MEMBERS_PER_TEAM, MAX_SPACES_PER_USER
+from memoryd.validate import check_id
 
 MAX_DAYS = 3650
 MAX_NODES = 10_000

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from memoryd.ingest.direct import MAX_TAG_CHARS, MAX_TAGS
 from memoryd.store.filters import MAX_FILTER_TAGS
+from memoryd.validate import MAX_TAG_CHARS, MAX_TAGS
 
 if TYPE_CHECKING:
     from server_harness import TenantClient

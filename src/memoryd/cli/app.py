@@ -165,7 +165,7 @@ def emit(data: Any, human: Callable[[], None]) -> None:
 
 def iso_time(value: str) -> datetime:
     """An option value that is a moment: ISO 8601, a date alone meaning its midnight UTC."""
-    from memoryd.ingest.direct import check_time
+    from memoryd.validate import check_time
 
     try:
         moment = check_time("value", value)
@@ -179,7 +179,7 @@ def iso_time(value: str) -> datetime:
 
 def read_text(value: str, what: str = "content") -> str:
     """``-`` reads the text from stdin (for long text, or text piped in); else the value."""
-    from memoryd.ingest.direct import MAX_CONTENT_CHARS
+    from memoryd.validate import MAX_CONTENT_CHARS
 
     if value != "-":
         return value

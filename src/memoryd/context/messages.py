@@ -19,9 +19,9 @@ from typing import Any
 
 from memoryd.context.store import NewMessage
 from memoryd.errors import ValidationError
-from memoryd.ingest.direct import check_time
 from memoryd.inject import estimate_tokens
 from memoryd.store.rows import to_us
+from memoryd.validate import check_time
 
 # framing a chat API adds around each message (role, separators)
 MESSAGE_OVERHEAD_TOKENS = 4

@@ -24,8 +24,8 @@ from memoryd.continuity.model import Checkpoint, Mechanical, Owner, Summary, Tri
 from memoryd.continuity.render import render
 from memoryd.continuity.summary import derive, summarize
 from memoryd.errors import ForbiddenError, MemorydError, NotFoundError, ValidationError
-from memoryd.ingest.direct import check_int
 from memoryd.models import new_id
+from memoryd.validate import check_int
 
 if TYPE_CHECKING:
     from memoryd.llm import LLMClient

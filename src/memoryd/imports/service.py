@@ -30,7 +30,6 @@ from memoryd.imports.runner import (
     passages,
 )
 from memoryd.imports.split import Strategy, detect_strategy
-from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_tags
 from memoryd.ingest.privacy import redact
 from memoryd.ingest.smart import smart_ingest_for
 from memoryd.ingest.worker import TaskWorker, worker_alive
@@ -38,6 +37,7 @@ from memoryd.models import MemoryType, Relation, RelationType, State, format_ts,
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.store.tasks import MAX_ATTEMPTS
+from memoryd.validate import MAX_CONTENT_CHARS, check_tags
 
 FILE_TYPES = ("memory", "session", "markdown", "jsonl")
 DEFAULT_LIST_LIMIT = 50

@@ -37,11 +37,11 @@ from memoryd.ingest.conversation import (
     parse_messages,
     turn_memory,
 )
-from memoryd.ingest.direct import check_tags
 from memoryd.ingest.worker import INGEST
 from memoryd.models import IngestResult, Memory, Message, format_ts, utcnow
 from memoryd.store.rows import to_us
 from memoryd.store.sessions import RawMessage
+from memoryd.validate import check_tags
 
 if TYPE_CHECKING:
     from memoryd.tenancy.memories import TenantMemories

@@ -19,7 +19,6 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
-from memoryd.ingest.direct import MAX_CONTENT_CHARS, check_time
 from memoryd.ingest.noise import says_nothing
 from memoryd.ingest.privacy import redact
 from memoryd.ingest.rule_tables import USER_ROLES
@@ -33,6 +32,7 @@ from memoryd.models import (
     to_utc,
     utcnow,
 )
+from memoryd.validate import MAX_CONTENT_CHARS, check_time
 
 MAX_MESSAGES = 10_000
 CONTEXT_CHARS = 200

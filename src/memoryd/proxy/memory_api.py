@@ -28,10 +28,10 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.errors import NotFoundError, ValidationError
-from memoryd.ingest.direct import check_time
 from memoryd.models import Category, Memory, MemoryType, State, format_ts, utcnow
 from memoryd.service import MAX_OFFSET, MemoryService
 from memoryd.store import MemoryFilter
+from memoryd.validate import check_time
 
 log = logging.getLogger("memoryd.proxy")
 

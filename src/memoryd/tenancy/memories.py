@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.errors import NotFoundError, ValidationError
 from memoryd.ids import resolve_id
-from memoryd.ingest.direct import build_direct_memory, check_id, derived_fields, parse_changes
+from memoryd.ingest.direct import build_direct_memory, derived_fields, parse_changes
 from memoryd.models import ABOUT_PREFIX, Memory, parse_ts
 from memoryd.store import MemoryFilter
 from memoryd.tenancy.scope import TenantScope
+from memoryd.validate import check_id
 
 if TYPE_CHECKING:
     import numpy as np

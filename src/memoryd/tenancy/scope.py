@@ -12,10 +12,10 @@ from typing import Protocol, overload
 
 from memoryd.engine import Engine
 from memoryd.errors import NotFoundError, ValidationError
-from memoryd.ingest.direct import check_id
 from memoryd.models import Memory, normalise_space_id, personal_space
 from memoryd.retrieve import SpaceRef
 from memoryd.store.scopes import Viewer
+from memoryd.validate import check_id
 
 
 class Scoped(Protocol):

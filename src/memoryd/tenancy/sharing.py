@@ -12,7 +12,6 @@ from functools import cached_property
 from typing import Any
 
 from memoryd.errors import MemorydError, NotFoundError, ValidationError
-from memoryd.ingest.direct import check_id
 from memoryd.models import (
     Memory,
     Provenance,
@@ -25,6 +24,7 @@ from memoryd.models import (
 from memoryd.store import MemoryFilter
 from memoryd.tenancy.scope import TenantScope
 from memoryd.tenancy.spaces import Spaces
+from memoryd.validate import check_id
 
 MAX_BATCH_SHARE = 500
 MAX_SHARE_ALL = 5000

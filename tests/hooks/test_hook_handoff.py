@@ -13,14 +13,11 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from cc_transcript import CWD, SESSION, conversation, payload
-from hook_helpers import Ran, clean_env
+from hook_helpers import clean_env, hook_log, memoryd, wait_for
 
 from memoryd.continuity import Continuity
 from memoryd.embed.local import LocalEmbedder
@@ -33,35 +30,6 @@ from memoryd.sdk import Memory
 BACKGROUND_S = 60.0
 # what the hook process must not load: the command line, the store, the model
 HEAVY = ("memoryd.cli", "memoryd.sdk", "memoryd.service", "memoryd.embed", "memoryd.hooks.runner")
-
-
-def memoryd(args: list[str], env: dict[str, str], stdin: str = "", *flags: str) -> Ran:
-    started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, *flags, "-m", "memoryd", *args],
-        input=stdin.encode(),
-        capture_output=True,
-        env=env,
-        timeout=120,
-    )
-    return Ran(
-        proc.returncode,
-        proc.stdout.decode(),
-        proc.stderr.decode(errors="replace"),
-        time.monotonic() - started,
-    )
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = BACKGROUND_S) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
-def hook_log(home: Path) -> str:
-    path = home / "logs" / "hooks.log"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
 def checkpoints(home: Path, embedder: LocalEmbedder) -> list[tuple[str, str, str]]:
@@ -85,10 +53,12 @@ def test_the_hook_writes_it_down_and_the_background_process_saves_it(
     assert "memoryd.hooks.handoff" in imported
     assert not imported & set(HEAVY), "the hook loaded what the background process is for"
 
-    wait_for(lambda: "session-end: done in the background" in hook_log(home), "the save")
+    wait_for(
+        lambda: "session-end: done in the background" in hook_log(home), "the save", BACKGROUND_S
+    )
     assert checkpoints(home, embedder) == [(SESSION, CWD, "session_end")]
     assert "consolidate: session" in hook_log(home)  # done in the same process
-    wait_for(lambda: handoff._records(home) == [], "the record to go")
+    wait_for(lambda: handoff._records(home) == [], "the record to go", BACKGROUND_S)
 
 
 def test_each_session_end_is_done_once_in_the_background(home: Path, tmp_path: Path) -> None:
@@ -96,7 +66,7 @@ def test_each_session_end_is_done_once_in_the_background(home: Path, tmp_path: P
     body = session_end_body(tmp_path)
     for _ in range(3):
         assert memoryd(["hook", "session-end"], env, body).code == 0
-    wait_for(lambda: handoff._records(home) == [], "the records to be done")
+    wait_for(lambda: handoff._records(home) == [], "the records to be done", BACKGROUND_S)
     assert hook_log(home).count("session-end: done in the background") == 3
 
 
@@ -150,7 +120,7 @@ def test_a_record_left_behind_is_done_by_the_next_session_start(
     age(left, handoff.RETRY_AFTER_S + 1)
     later = memoryd(["hook", "session-start"], env, json.dumps(payload("SessionStart")))
     assert later.code == 0, later.err
-    wait_for(lambda: not left.exists(), "the record left behind to be done")
+    wait_for(lambda: not left.exists(), "the record left behind to be done", BACKGROUND_S)
     assert checkpoints(home, embedder) == [(SESSION, CWD, "session_end")]
 
 

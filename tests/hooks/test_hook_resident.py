@@ -14,13 +14,12 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cc_transcript import payload
-from hook_helpers import Ran, clean_env
+from hook_helpers import Ran, clean_env, hook_log, memoryd, wait_for
 
 from memoryd.embed.local import LocalEmbedder
 from memoryd.hooks.resident import _hook_command, enabled, idle_minutes, is_running, socket_path
@@ -29,34 +28,6 @@ from memoryd.sdk import Memory
 PROMPT = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "what do I prefer?"}
 # a resident loads the model before it listens: seconds on a busy 2-core machine
 START_S = 90.0
-
-
-def memoryd(args: list[str], env: dict[str, str], stdin: str = "") -> Ran:
-    started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "memoryd", *args],
-        input=stdin.encode(),
-        capture_output=True,
-        env=env,
-        timeout=120,
-    )
-    return Ran(
-        proc.returncode,
-        proc.stdout.decode(),
-        proc.stderr.decode(errors="replace"),
-        time.monotonic() - started,
-    )
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = START_S) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
-def hook_log(home: Path) -> str:
-    return (home / "logs" / "hooks.log").read_text(encoding="utf-8")
 
 
 @pytest.fixture
@@ -92,7 +63,7 @@ def test_the_first_prompt_starts_the_resident_which_answers_the_next_ones(
     first = memoryd(["hook", "user-prompt"], env, stdin=payload_text(PROMPT))
     assert "Prefers pnpm over npm" in context_of(first)
     assert "started one, answering in process" in hook_log(seeded)
-    wait_for(lambda: is_running(seeded), "the resident to listen")
+    wait_for(lambda: is_running(seeded), "the resident to listen", START_S)
 
     second = memoryd(["hook", "user-prompt"], env, stdin=payload_text(PROMPT))
     assert second.out == first.out  # the same answer, from the warm process
@@ -122,9 +93,11 @@ def test_one_resident_per_home_however_many_hooks_start_one(
         for _ in range(3)
     ]
     try:
-        wait_for(lambda: sum(p.poll() is None for p in procs) == 1, "two of three to give way")
+        wait_for(
+            lambda: sum(p.poll() is None for p in procs) == 1, "two of three to give way", START_S
+        )
         assert [p.returncode for p in procs if p.poll() is not None] == [0, 0]
-        wait_for(lambda: is_running(seeded), "the one left to listen")
+        wait_for(lambda: is_running(seeded), "the one left to listen", START_S)
         assert "one already runs for" in hook_log(seeded)
     finally:
         memoryd(["hook", "resident", "--stop"], env)
@@ -140,7 +113,7 @@ def test_an_idle_resident_exits_and_removes_its_socket(seeded: Path, env: dict[s
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    wait_for(lambda: is_running(seeded), "the resident to listen")
+    wait_for(lambda: is_running(seeded), "the resident to listen", START_S)
     assert proc.wait(timeout=60) == 0
     assert not socket_path(seeded).exists()
     assert "resident: stopping (idle for 0.05 min)" in hook_log(seeded)

@@ -16,6 +16,7 @@ measured on its confirming half (``python -m bench truth``). Pure: no I/O.
 from __future__ import annotations
 
 import re
+import threading
 
 import snowballstemmer
 
@@ -257,9 +258,21 @@ _STOP_WORDS = " ".join(
         "night weekend weekends time life well good great much many more most",
     )
 ).split()
-_STEMMER = snowballstemmer.stemmer("english")
+# a Snowball stemmer keeps the word it works on in itself: one per thread, or two
+# requests stemming at once corrupt each other's word (IndexError inside the stemmer)
+_STEMMERS = threading.local()
+
+
+def _stem(words: list[str]) -> list[str]:
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    stems: list[str] = stemmer.stemWords(words)
+    return stems
+
+
 # compared after stemming, as the statements' words are
-_STOP_EN = frozenset(_STEMMER.stemWords(_STOP_WORDS)) | frozenset(_STOP_WORDS)
+_STOP_EN = frozenset(_stem(_STOP_WORDS)) | frozenset(_STOP_WORDS)
 _STOP_ZH_WORDS = re.compile(
     r"现在|以前|之前|已经|最近|开始|上个月|这个月|下个月|今年|去年|明年|用户"
 )
@@ -280,7 +293,7 @@ def value_words(text: str) -> set[str]:
     """The words of a statement that name values: English words and Chinese character pairs
     that are neither function words nor words of the attributes themselves."""
     folded = spoken(text).casefold()
-    words = set(_STEMMER.stemWords([w.strip("'") for w in _EN_WORD.findall(folded)])) - _STOP_EN
+    words = set(_stem([w.strip("'") for w in _EN_WORD.findall(folded)])) - _STOP_EN
     for run in _CJK_RUN.findall(_STOP_ZH_WORDS.sub(" ", folded)):
         kept = "".join(c if c not in _STOP_ZH else " " for c in run)
         for part in kept.split():

@@ -172,7 +172,7 @@ def test_import_roll_back_and_export(browser: Browser, server: RunningServer) ->
 
     page.goto(import_url)
     page.click("button:has-text('Roll back')")
-    expect(page.locator("#import-status")).to_have_text("rolled_back")
+    expect(page.locator("#import-status")).to_have_text("rolled back")
     assert stat_total(page) == before
 
     page.click("text=Import & export")

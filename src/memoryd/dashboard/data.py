@@ -1,8 +1,11 @@
-"""The dashboard's data pages: imports (upload, progress, rollback), the JSONL export, stats.
+"""The dashboard's data pages: imports (upload, progress, resume, rollback), the JSONL
+export, stats.
 
 An import runs as the API's does (a task the import worker takes); its page
 polls itself every second while the task is processing, so the progress is
-the task's own, written after each unit of work.
+the task's own, written after each unit of work. An import stopped half-way
+(its server or command was stopped: ``interrupted``) is offered what the
+command line offers: resume it (it runs again from the start) or roll it back.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import io
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
@@ -19,20 +23,58 @@ from memoryd.dashboard import charts
 from memoryd.dashboard.protect import check_form
 from memoryd.dashboard.routes import Viewer, page, see_other
 from memoryd.errors import MemorydError, ValidationError
+from memoryd.imports.runner import INTERRUPTED
 from memoryd.imports.service import Imports
 from memoryd.portability import import_jsonl
 from memoryd.server.export_stream import export_response
 from memoryd.server.routes.imports import read_upload_form
+from memoryd.service import MemoryService
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 STRATEGIES = ("auto", "atomic", "section", "document")
+# an import's status as a person reads it (the others are words already)
+STATUS_WORDS = {"rolled_back": "rolled back"}
+
+
+def progress(task: dict[str, Any]) -> dict[str, Any] | None:
+    """An import's bar: ``value`` of ``max`` (no ``value``: under way, size not yet known)
+    and what it says; None when a bar would say nothing (failed, rolled back).
+
+    A finished import reads complete whatever its counters hold (a file with
+    nothing to extract counts 0 of 0); a stopped one shows what it kept, which
+    is what its counters say once its partial work was rolled back.
+    """
+    done, total = task["extraction_progress"] or 0, task["extraction_chunks"] or 0
+    status = task["status"]
+    if status == "completed":
+        return {"value": 1, "max": 1, "label": "done"}
+    if status == "processing":
+        if not total:
+            return {"value": None, "max": 1, "label": "starting"}
+        return {"value": done, "max": total, "label": f"{done} of {total}"}
+    if status == INTERRUPTED:
+        return {"value": done, "max": max(total, 1), "label": f"stopped, {done} of {total} kept"}
+    return None
+
+
+def _imports_page(
+    request: Request, svc: MemoryService, status: int = 200, **extra: Any
+) -> Response:
+    listed = [{**t, "bar": progress(t)} for t in Imports(svc).list()["imports"]]
+    return page(
+        request,
+        "imports.html",
+        status,
+        imports=listed,
+        strategies=STRATEGIES,
+        status_words=STATUS_WORDS,
+        **extra,
+    )
 
 
 @router.get("/imports")
 def imports(request: Request, svc: Viewer) -> Response:
-    return page(
-        request, "imports.html", imports=Imports(svc).list()["imports"], strategies=STRATEGIES
-    )
+    return _imports_page(request, svc)
 
 
 @router.post("/imports")
@@ -44,10 +86,7 @@ async def upload(request: Request, svc: Viewer) -> Response:
             lambda: Imports(svc).create(data, filename, strategy=strategy)
         )
     except ValidationError as exc:
-        listed = Imports(svc).list()["imports"]
-        return page(
-            request, "imports.html", 400, imports=listed, strategies=STRATEGIES, error=exc.message
-        )
+        return _imports_page(request, svc, 400, error=exc.message)
     return see_other(f"/imports/{task['id']}")
 
 
@@ -55,7 +94,21 @@ async def upload(request: Request, svc: Viewer) -> Response:
 def import_page(request: Request, svc: Viewer, import_id: str) -> Response:
     task = Imports(svc).get(import_id)
     fragment = request.headers.get("HX-Request") == "true"
-    return page(request, "_import.html" if fragment else "import.html", task=task)
+    return page(
+        request,
+        "_import.html" if fragment else "import.html",
+        task=task,
+        bar=progress(task),
+        status_words=STATUS_WORDS,
+        interrupted=INTERRUPTED,
+    )
+
+
+@router.post("/imports/{import_id}/resume")
+def resume(svc: Viewer, import_id: str) -> Response:
+    """Run a stopped import again (from the start: its partial work was rolled back)."""
+    task = Imports(svc).resume(import_id)
+    return see_other(f"/imports/{task['id']}")
 
 
 @router.post("/imports/{import_id}/rollback")
@@ -109,9 +162,5 @@ async def load_export(request: Request, svc: Viewer) -> Response:
             raise ValidationError("the export is not UTF-8 text") from None
         loaded = await run_in_threadpool(import_jsonl, svc, io.StringIO(text))
     except ValidationError as exc:
-        listed = Imports(svc).list()["imports"]
-        return page(
-            request, "imports.html", 400, imports=listed, strategies=STRATEGIES, error=exc.message
-        )
-    listed = Imports(svc).list()["imports"]
-    return page(request, "imports.html", imports=listed, strategies=STRATEGIES, loaded=loaded)
+        return _imports_page(request, svc, 400, error=exc.message)
+    return _imports_page(request, svc, loaded=loaded)

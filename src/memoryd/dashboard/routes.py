@@ -8,9 +8,6 @@ status and message the API would give.
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlencode
@@ -24,10 +21,10 @@ from starlette.staticfiles import StaticFiles
 
 from memoryd.dashboard.protect import check_form, form_token
 from memoryd.dashboard.session import COOKIE, FORM_COOKIE, is_dashboard_path
+from memoryd.dashboard.values import shown, when
 from memoryd.errors import MemorydError, NotFoundError, UnauthorizedError, ValidationError
 from memoryd.models import Category, Memory, MemoryType, RelationType, State, Tier
 from memoryd.service import MemoryService
-from memoryd.store.rows import from_us
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
@@ -40,32 +37,7 @@ templates = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-templates.filters["when"] = lambda us: from_us(us).strftime("%Y-%m-%d %H:%M:%S") if us else ""
-
-
-_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
-
-
-def shown(value: Any) -> str:
-    """A field's value as a person reads it: no float's binary tail, no ``None``, an
-    enum by its name, a time to the minute."""
-    if value is None or value == "" or value == []:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
-    if isinstance(value, str) and _ISO_TIME.match(value):  # a time in the API's shape
-        return value[:16].replace("T", " ")
-    if isinstance(value, Enum):
-        return str(value.value)
-    if isinstance(value, list):
-        return ", ".join(shown(v) for v in value)
-    return str(value)
-
-
+templates.filters["when"] = when
 templates.filters["shown"] = shown
 router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 

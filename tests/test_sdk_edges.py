@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -206,3 +208,24 @@ def test_async_memory_has_the_same_methods(home: Path, embedder: LocalEmbedder) 
             assert (await mem.stats(user_id="ann"))["by_state"]["deleted"] == 1
 
     asyncio.run(scenario())
+
+
+def test_every_dict_the_sdk_hands_back_is_json_with_iso_times(mem: Memory, tmp_path: Path) -> None:
+    first = mem.add("I keep my bike in the basement storage")
+    mem.update(first.id, content="I keep my bike in the hallway now")
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Bike\n\nThe chain was oiled in May.\n", encoding="utf-8")
+    started = mem.import_file(notes)
+    dicts: list[Any] = [
+        mem.consolidate(),
+        started,
+        mem.wait_for_import(started["id"]),
+        mem.history(first.id),
+        mem.stats(),
+        mem.profile(),
+    ]
+    text = json.dumps(dicts)  # raises on a datetime
+    times = re.findall(r'"(?:created|updated|completed|started|at)(?:_at)?": "([^"]+)"', text)
+    assert times
+    for value in times:
+        assert datetime.fromisoformat(value).tzinfo is not None

@@ -25,7 +25,7 @@ from memoryd.embed import Embedder
 from memoryd.errors import ValidationError
 from memoryd.ingest.direct import build_direct_memory
 from memoryd.ingest.worker import wait_until_done
-from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
+from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
 from memoryd.service import TASK_POLL_S, MemoryService
@@ -42,6 +42,13 @@ _ADD_FIELDS = (
     frozenset(inspect.signature(build_direct_memory).parameters)
     - {"content", "tenant_id", "space_id"}
 ) | {"replaces"}
+
+
+def _wired(found: dict[str, Any]) -> dict[str, Any]:
+    """A dict as ``RemoteMemory`` gets it from REST: times as ISO 8601 text, enums as
+    values, so code moves between the two by changing one line (and ``json.dumps`` it)."""
+    out: dict[str, Any] = wire(found)
+    return out
 
 
 def check_options(
@@ -143,7 +150,7 @@ class Memory:
     ) -> dict[str, Any]:
         check_options("batch_delete", filter_fields, MemoryFilter)
         f = MemoryFilter(**filter_fields) if filter_fields else None
-        return self._as(user_id).batch_delete(ids=ids, filter=f, confirm=confirm)
+        return _wired(self._as(user_id).batch_delete(ids=ids, filter=f, confirm=confirm))
 
     def delete_all(self, confirm: bool = False, *, user_id: str | None = None) -> dict[str, int]:
         return self._as(user_id).delete_all(confirm=confirm)
@@ -164,12 +171,12 @@ class Memory:
 
     def task(self, task_id: str, *, user_id: str | None = None) -> dict[str, Any]:
         """The status of an ingest task (smart ones run in the background)."""
-        return self._as(user_id).task(task_id)
+        return _wired(self._as(user_id).task(task_id))
 
     def wait_for_task(
         self, task_id: str, timeout_s: float = 60.0, *, user_id: str | None = None
     ) -> dict[str, Any]:
-        return self._as(user_id).wait_for_task(task_id, timeout_s)
+        return _wired(self._as(user_id).wait_for_task(task_id, timeout_s))
 
     def consolidate(
         self, *, wait: bool = True, timeout_s: float = 300.0, user_id: str | None = None
@@ -180,7 +187,7 @@ class Memory:
         """
         svc = self._as(user_id)
         task = svc.consolidate()
-        return svc.wait_for_task(task["id"], timeout_s) if wait else task
+        return _wired(svc.wait_for_task(task["id"], timeout_s) if wait else task)
 
     # file import
     def import_file(
@@ -195,12 +202,12 @@ class Memory:
         svc = self._as(user_id)
         check_options("import_file", options, Imports.create)
         data, name = read_upload(path, svc.settings.max_import_bytes)
-        return Imports(svc).create(data, name, **options)
+        return _wired(Imports(svc).create(data, name, **options))
 
     def import_task(self, import_id: str, *, user_id: str | None = None) -> dict[str, Any]:
         from memoryd.imports.service import Imports
 
-        return Imports(self._as(user_id)).get(import_id)
+        return _wired(Imports(self._as(user_id)).get(import_id))
 
     def wait_for_import(
         self, import_id: str, timeout_s: float = 300.0, *, user_id: str | None = None
@@ -213,7 +220,7 @@ class Memory:
         """Remove what an import created and restore what it changed."""
         from memoryd.imports.service import Imports
 
-        return Imports(self._as(user_id)).rollback(import_id)
+        return _wired(Imports(self._as(user_id)).rollback(import_id))
 
     # reads
     def get(self, memory_id: str, *, user_id: str | None = None) -> MemoryRecord:
@@ -237,16 +244,16 @@ class Memory:
     def history(
         self, memory_id: str, *, user_id: str | None = None
     ) -> builtins.list[dict[str, Any]]:
-        return self._as(user_id).history(memory_id)
+        return [_wired(row) for row in self._as(user_id).history(memory_id)]
 
     def stats(self, *, user_id: str | None = None) -> dict[str, Any]:
-        return self._as(user_id).stats()
+        return _wired(self._as(user_id).stats())
 
     def profile(self, query: str | None = None, *, user_id: str | None = None) -> dict[str, Any]:
         """The synthesized user profile: stable facts and recent context (reference §4.11)."""
         from memoryd.profile import build_profile
 
-        return build_profile(self._as(user_id), query)
+        return _wired(build_profile(self._as(user_id), query))
 
     # session continuity (memoryd.continuity)
     def checkpoint(
@@ -303,7 +310,6 @@ class Memory:
         ``GET /v1/session-layers`` answers them: times as ISO 8601 text, like every dict
         the SDK hands back."""
         from memoryd.continuity.layers import SessionLayers
-        from memoryd.models import wire
 
         found: builtins.list[dict[str, Any]] = wire(
             SessionLayers(self._as(user_id), llm=None).layers(agent_id, session_id)

@@ -29,7 +29,7 @@ _RELATION_EN = (
     r"girlfriend|boyfriend|gf|bf|fianc[ée]e?|son|daughter|kids?|friend|buddy|pal|bestie|"
     r"best friend|roommate|flatmate|housemate|neighbou?r|coworker|co-worker|colleague|"
     r"boss|manager|cousin|uncle|aunt|grandma|grandpa|grandmother|grandfather|niece|nephew|"
-    r"in-laws?|teammate|classmate)"
+    r"in-laws?|teammate|classmate|family|folks|relatives)"
 )
 _OTHER_EN = re.compile(
     r"^\W*(?:so|btw|oh|also|and|well|lol|fun fact:?|update:?)?\W*(?:my|the user's|user's) "
@@ -39,7 +39,7 @@ _OTHER_EN = re.compile(
 _RELATION_ZH = (
     r"(?:老公|老婆|爱人|对象|男朋友|女朋友|男友|女友|妈妈|妈|爸爸|爸|父母|哥哥|哥|姐姐|姐|"
     r"弟弟|弟|妹妹|妹|儿子|女儿|孩子|朋友|闺蜜|兄弟|室友|同事|同学|老板|领导|邻居|表哥|表姐|"
-    r"表妹|表弟|堂哥|堂姐|舅舅|姑姑|阿姨|叔叔|奶奶|爷爷|外婆|外公)"
+    r"表妹|表弟|堂哥|堂姐|舅舅|姑姑|阿姨|叔叔|奶奶|爷爷|外婆|外公|家人|家里人|亲戚|爸妈)"
 )
 _OTHER_ZH = re.compile(rf"^\W*(?:我的?|我们家的?|我家|用户的?)?{_RELATION_ZH}")
 # … unless the user is a subject too ("my wife and I moved", "我和老婆搬到")
@@ -121,8 +121,9 @@ _ENDING = re.compile(
     re.IGNORECASE,
 )
 _NEW_VALUE = re.compile(
-    r"\b(?:now|switched|instead|started|joined|moved|got|bought|picked up|replaced|for|"
-    r"back to|again)\b|现在|改|换|开始|入职|去了|买了|提了|成了|回到|又回|重新",
+    r"\b(?:now|switched|instead|started|joined|moved|got|bought|picked up|replaced|"
+    r"back to|again|for)\b|"
+    r"现在|改|换|开始|入职|去了|买了|提了|成了|回到|又回|重新",
     re.IGNORECASE,
 )
 # the subject of an English statement that is neither the user nor left out ("The meeting

@@ -64,6 +64,22 @@ def test_a_change_in_other_words_leaves_one_current_value(
     assert all(mem.get(m.id).superseded_by is not None for m in added[:-1])
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        ["My name is Mei Lin; friends call me Mei", "Ana, my daughter, loves drawing dragons"],
+        ["I moved to Porto in March with my family", "我的家人都住在杭州，每年春节回家"],
+        ["My family lives in Leeds", "I rent a flat in Glasgow"],
+    ],
+)
+def test_a_statement_of_something_else_retires_nothing(mem: Memory, said: list[str]) -> None:
+    """A name is not a partner, a lone word is no statement, and the family's home is
+    theirs: none of these is a new value of what the user said before."""
+    for text in said:
+        mem.add(text)
+    assert sorted(current(mem)) == sorted(said)
+
+
 def test_a_liking_beside_another_and_a_plan_replace_nothing(mem: Memory) -> None:
     mem.add("I like green tea")
     mem.add("I like coffee")

@@ -220,6 +220,16 @@ ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
             "我最近开始学画画。",
         ),
     ),
+    "name": (
+        True,
+        (
+            "My name is Sam.",
+            "Call me Alex.",
+            "I go by Jo.",
+            "我叫李明。",
+            "我的名字是王芳。",
+        ),
+    ),
     "language": (
         False,
         (
@@ -312,6 +322,7 @@ _CUE_WORDS: dict[str, tuple[str, str]] = {
         r"piano|guitar|violin|drums|cello|ukulele|instrument|saxophone|flute|bass",
         r"钢琴|吉他|小提琴|二胡|尤克里里|架子鼓|乐器",
     ),
+    "name": (r"my name|call me|i go by|my nickname", r"我叫|我的名字|我的小名"),
     "language": (
         r"speak|spanish|japanese|french|german|mandarin|language|fluent",
         r"说.{0,3}语|学.{0,3}语|日语|英语|法语|德语|西班牙语",

@@ -85,6 +85,8 @@ if TYPE_CHECKING:
 # cosine to the closest example, and its lead over the next attribute's (tuned on half "tune")
 MIN_SIMILARITY = 0.35
 MIN_MARGIN = 0.02
+# an English clause of fewer words is read by its words alone, never by meaning
+MIN_WORDS = 2
 # a second attribute named by its words counts when this close to the first
 SECOND = 0.1
 # memories of one attribute read back to retire (a space states each a few times)
@@ -284,7 +286,10 @@ def _read_sentence(
         if (not own and before is None) or is_question(words):
             continue
         cued = [name for name, cue in CUES.items() if cue.search(words)]
-        found = cued if words not in rows else _by_meaning(labels, rows[words], cued)
+        if _is_cjk(words) or len(words.split()) >= MIN_WORDS:
+            found = cued if words not in rows else _by_meaning(labels, rows[words], cued)
+        else:  # a lone word ("Ana, my daughter, …"): a name or a greeting, no statement
+            found = cued
         inherited = before if not own and before is not None else Part(())
         part = Part(
             tuple(a for a in found if a in ATTRIBUTES),

@@ -1,5 +1,5 @@
 """The speed and load commands of ``python -m bench``: speed, startup, import, server,
-proxy, rerank, ingest-latency, export-rss."""
+proxy, rerank, ingest-latency, export-rss, footprint."""
 
 from __future__ import annotations
 
@@ -160,3 +160,14 @@ def export_rss(
     from bench import export_rss as bench_export
 
     publish(bench_export.run(size, clients), out, bench_export.print_report)
+
+
+@app.command()
+def footprint(
+    adds: Annotated[int, typer.Option(min=1, help="Memories added one by one.")] = 1000,
+    out: Annotated[Path, typer.Option()] = REPORTS / "footprint.json",
+) -> None:
+    """Bytes on disk a memory takes when added one by one, per table, with empty space."""
+    from bench import footprint as fp
+
+    publish(fp.run(adds), out, fp.print_report)

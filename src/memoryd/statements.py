@@ -54,7 +54,10 @@ _PLAN_EN = re.compile(
     r"someday|one day|eventually|if i|debating|not sure (?:if|whether)|tempted to|"
     r"looking into|applying (?:to|for)|applications? (?:to|for)|going to apply|"
     r"interview(?:ing)? (?:at|with)|"
-    r"next (?:year|month|spring|summer|fall|autumn|winter))\b",
+    r"next (?:year|month|spring|summer|fall|autumn|winter)|"
+    # what the user would do ("I'd look at Amsterdam instead"), not what they had done or a
+    # hedge ("I'd say I'm fluent")
+    r"(?:i'd|we'd|i would|we would)(?!\s+(?:been|had|never|say|guess|think|imagine)\b))\b",
     re.IGNORECASE,
 )
 _PLAN_ZH = re.compile(
@@ -77,7 +80,13 @@ _REQUEST = re.compile(
 
 # a liking stands beside another ("I like tea", "I like coffee") unless the words say the
 # value changed ("I like tea now", "改喝茶了"), as the slot rules read a preference
-_LIKING = re.compile(r"\b(?:like|likes|love|loves|enjoy|enjoys|into)\b|喜欢|爱", re.IGNORECASE)
+# a liking names what is liked; "love it", "like it here" only appraise a value said beside
+# ("I live in Dublin and love it"), which stays a value
+_LIKING = re.compile(
+    r"\b(?:like|likes|love|loves|enjoy|enjoys|into)\b(?!\s+(?:it|this|that|them|here|there)\b)"
+    r"|喜欢|爱",
+    re.IGNORECASE,
+)
 _CHANGED = re.compile(
     r"\b(?:now|switched|anymore|no longer|quit|instead|moved|started|stopped|again|ditched|"
     r"these days|nowadays)\b|现在|改|换|不再|戒|开始|如今",
@@ -100,7 +109,7 @@ def is_plan(words: str) -> bool:
 
 # what held once and is told as such ("I used to live in Paris", "我以前在阿里"): history
 _PAST = re.compile(
-    r"\b(?:used to|formerly|back when|previously|once lived|my (?:old|former|previous)|"
+    r"\b(?:used to|formerly|back when|back in|previously|once lived|my (?:old|former|previous)|"
     r"grew up|was born|born and raised|raised in|"
     r"(?<!'ve )(?<!have )(?<!has )(?:lived|worked|studied)|"
     r"was (?:living|working|based|studying))\b|"
@@ -130,7 +139,9 @@ _NEW_VALUE = re.compile(
 # moved to Thursday", "It is sunny"): not a statement of the user's own value
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|we|we're|our|us|user|user's)\b", re.I)
 _NAMED_SUBJECT = re.compile(
-    r"^\W*(?:the|a|an|this|that|these|those|it|its|it's|they|he|she|his|her|their)\b", re.I
+    r"^\W*(?:the|a|an|this|that|these|those|it|its|it's|they|he|she|his|her|their|"
+    r"someone|somebody|everyone|everybody|nobody|no one|people)\b",
+    re.I,
 )
 
 

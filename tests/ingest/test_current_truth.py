@@ -371,3 +371,38 @@ def test_a_clause_naming_an_earlier_value_is_about_what_that_was_about(mem: Memo
     weather = mem.add("leiden is so rainy this week")
     assert mem.get(school.id).status is Status.CURRENT  # a mention, not a new school
     assert MENTION_MARK in weather.marks
+
+
+@pytest.mark.parametrize(
+    ("fact", "near", "question", "value"),
+    [
+        (
+            "I live in Leeds",
+            ["Spent the weekend in Barcelona for a friend's wedding, great tapas"],
+            "Where does the user live?",
+            "Leeds",
+        ),
+        (
+            "I work at Siemens as a test engineer",
+            ["Reminder: send the invoice to the accountant at Bosch on Monday"],
+            "Where does the user work?",
+            "Siemens",
+        ),
+        (
+            "I drive a Mazda 3",
+            ["Someone parked a huge Ford pickup across my driveway this morning"],
+            "What car does the user drive?",
+            "Mazda",
+        ),
+    ],
+)
+def test_a_question_about_the_user_is_answered_by_their_own_statement(
+    mem: Memory, fact: str, near: list[str], question: str, value: str
+) -> None:
+    """What is near the question in words only (a trip, a note, someone else's doing)
+    neither retires the fact nor ranks above it."""
+    mem.add(fact)
+    for text in near:
+        mem.add(text)
+    assert sorted(current(mem)) == sorted([fact, *near])
+    assert value in mem.search(question)[0].memory.content

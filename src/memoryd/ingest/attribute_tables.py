@@ -241,6 +241,26 @@ ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
     ),
 }
 
+# what a sentence near an attribute's topic says when it gives no value of the user's: an
+# instruction or a to-do, a trip or a visit, news of a place or a firm, someone else's doing,
+# a try-out or a review. A sentence nearer these than any attribute's examples names none.
+# English only (Chinese is read by its words); written apart from the life-story sets.
+NOT_A_VALUE = "-"
+NOT_A_VALUE_EXAMPLES = (
+    "Remind me to call the plumber tomorrow.",
+    "To do: renew the insurance before Friday.",
+    "Step 2: open the settings and restart the app.",
+    "Note to self: bring the charger to the meeting.",
+    "We spent a long weekend in Rome walking between museums.",
+    "Just back from a conference trip, exhausted.",
+    "The new bakery on the corner opened this morning.",
+    "That company announced layoffs today.",
+    "Someone took my parking spot again.",
+    "Tried the new ramen place, it was fine.",
+    "Test drove a friend's motorbike for fun.",
+    "Here is my review of the product for the newsletter.",
+)
+
 # words that name an attribute's subject matter: English words (bounded by non-letters, so
 # "GoLand" is found inside Chinese text too) and Chinese ones. In English each found adds
 # CUE_BONUS to the attribute's similarity; Chinese is read by these words alone, the bundled
@@ -324,7 +344,8 @@ _CUE_WORDS: dict[str, tuple[str, str]] = {
     ),
     "name": (r"my name|call me|i go by|my nickname", r"我叫|我的名字|我的小名"),
     "language": (
-        r"speak|spanish|japanese|french|german|mandarin|language|fluent",
+        r"speak|spanish|japanese|french|german|mandarin|language|fluent|conversation|grammar|"
+        r"vocabulary",
         r"说.{0,3}语|学.{0,3}语|日语|英语|法语|德语|西班牙语",
     ),
 }

@@ -46,7 +46,13 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.ingest.attribute_tables import ATTRIBUTES, CUE_BONUS, CUES
+from memoryd.ingest.attribute_tables import (
+    ATTRIBUTES,
+    CUE_BONUS,
+    CUES,
+    NOT_A_VALUE,
+    NOT_A_VALUE_EXAMPLES,
+)
 from memoryd.ingest.conversation import spoken, spoken_by_user
 from memoryd.ingest.phrasing import CJK
 from memoryd.models import (
@@ -80,6 +86,7 @@ from memoryd.statements import (
 from memoryd.store import MemoryFilter
 
 if TYPE_CHECKING:
+    from memoryd.embed import Embedder
     from memoryd.tenancy.memories import TenantMemories
 
 # cosine to the closest example, and its lead over the next attribute's (tuned on half "tune")
@@ -95,9 +102,11 @@ MAX_HOLDERS = 200
 # a statement mostly in these characters is read by its words (the share of its characters)
 CJK_SHARE = 0.3
 # sentences of a message: each is read on its own
-# (an emoji ends one as a full stop does)
+# (an emoji ends one as a full stop does); a sentence keeps its own mark, so a question is
+# read as one
 _SENTENCE = re.compile(
-    r"(?<=[.!?])\s+|[。！？!?\n～~]+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*"
+    r"(?<=[.!?])\s+|(?<=[。！？!?～~])(?![。！？!?～~])|\n+|"
+    r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*"
 )
 # clauses of a sentence ("broke up w/ X, signed a lease in Brooklyn, and adopted a dog"):
 # one message often says several things, each its own attribute; a long sentence embedded
@@ -107,6 +116,11 @@ _CLAUSE = re.compile(
     r"\s+(?:and|but|so)\s+(?=(?:i|i'm|im|i've|we|we're|my|our)\b)",
     re.IGNORECASE,
 )
+
+
+# the word joining a clause to the one before ("…, and if anything I'd …"): the clause is
+# read from what follows it
+_LEAD = re.compile(r"^\s*(?:and|but|so|or|then)\b\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -182,14 +196,20 @@ class Prototypes:
 
     @classmethod
     def of(cls, mine: TenantMemories) -> tuple[list[str], npt.NDArray[np.float32]]:
-        name = mine.engine.embedder.name
+        return cls.of_embedder(mine.engine.embedder)
+
+    @classmethod
+    def of_embedder(cls, embedder: Embedder) -> tuple[list[str], npt.NDArray[np.float32]]:
+        name = embedder.name
         with cls._lock:
             found = cls._cache.get(name)
         if found is not None:
             return found
         labels = [a for a, (_, examples) in ATTRIBUTES.items() for _ in examples]
         texts = [e for _, examples in ATTRIBUTES.values() for e in examples]
-        vectors = mine.embed(texts)
+        labels += [NOT_A_VALUE] * len(NOT_A_VALUE_EXAMPLES)
+        texts += NOT_A_VALUE_EXAMPLES
+        vectors = embedder.embed(texts)
         with cls._lock:
             cls._cache[name] = (labels, vectors)
         return labels, vectors
@@ -262,7 +282,10 @@ def _anchored(part: Part, anchors: list[tuple[set[str], tuple[str, ...]]]) -> Pa
 def _clauses(text: str) -> list[list[str]]:
     """A statement's sentences, each as its clauses."""
     sentences = [p for p in _SENTENCE.split(spoken(text)) if p.strip()]
-    return [[c for c in _CLAUSE.split(s) if c and c.strip()] for s in sentences]
+    return [
+        [_LEAD.sub("", c) for c in _CLAUSE.split(s) if c and _LEAD.sub("", c).strip()]
+        for s in sentences
+    ]
 
 
 def _read_sentence(
@@ -309,6 +332,20 @@ def _is_cjk(words: str) -> bool:
     return len(CJK.findall(words)) >= CJK_SHARE * max(1, len(words.strip()))
 
 
+def asked_attributes(
+    query: str, query_vector: npt.NDArray[np.float32] | None, embedder: Embedder
+) -> list[str]:
+    """The attributes of the user a question asks about ("where does the user live":
+    residence), read as a statement is: its words, and in English its meaning."""
+    is_cjk = _is_cjk(query)
+    cued = [name for name, cue in CUES.items() if cue.search(query)]
+    if is_cjk or query_vector is None:
+        return [a for a in cued if a in ATTRIBUTES]
+    labels, examples = Prototypes.of_embedder(embedder)
+    row = (examples @ query_vector).tolist()
+    return [a for a in _by_meaning(labels, row, cued) if a in ATTRIBUTES]
+
+
 def _by_meaning(labels: list[str], row: list[float], cued: list[str]) -> list[str]:
     """The attribute whose examples are nearest (with its words' bonus), when near enough
     and clearly nearest; then any other attribute named by its words and nearly as near."""
@@ -320,9 +357,10 @@ def _by_meaning(labels: list[str], row: list[float], cued: list[str]) -> list[st
             best[label] += CUE_BONUS
     ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
     (top, score), runner_up = ranked[0], ranked[1][1] if len(ranked) > 1 else -1.0
-    if score < MIN_SIMILARITY or score - runner_up < MIN_MARGIN:
+    if top == NOT_A_VALUE or score < MIN_SIMILARITY or score - runner_up < MIN_MARGIN:
         return []
     also = [a for a, v in ranked[1:] if a in cued and v >= max(MIN_SIMILARITY, score - SECOND)]
+    # (a label of NOT_A_VALUE is never cued, so never among them)
     return [top, *also]
 
 

@@ -65,6 +65,10 @@ PLAN_BOOST = 0.1
 # what held once, told as over ("I used to live in Paris", "no longer vegetarian" beside
 # the new diet) under a question that does not ask about the past: below what holds now
 PAST_BOOST = 0.1
+# the user's own statement of the attribute a question asks about ("where does the user
+# live": a memory read as about:residence, the user's, as a fact) over memories that are
+# near it in words only (a trip, a note, a question the user asked): subject_match
+ATTRIBUTE_BOOST = 5.0
 CONTENTLESS_TURN_BOOST = 0.1
 # after fusion, the default recipe only (docs/benchmarks.md, "Multi-hop and open-domain
 # questions"): a turn said by a speaker the query names, or said on a date it names, is
@@ -129,6 +133,7 @@ class SearchConfig:
     other_subject_boost: float = 1.0
     plan_boost: float = 1.0
     past_boost: float = 1.0
+    attribute_boost: float = 1.0
     anchor_small_sets: bool = False
     rrf_scale: float = RRF_SCALE
     min_score: float = MIN_SCORE
@@ -162,6 +167,7 @@ DEFAULT_RECIPE = replace(
     other_subject_boost=OTHER_SUBJECT_BOOST,
     plan_boost=PLAN_BOOST,
     past_boost=PAST_BOOST,
+    attribute_boost=ATTRIBUTE_BOOST,
     contentless_turn_boost=CONTENTLESS_TURN_BOOST,
     anchor_small_sets=True,
     min_score=CONVEX_MIN_SCORE,

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from memoryd.embed import Embedder
 from memoryd.errors import MemorydError
+from memoryd.ingest.attributes import asked_attributes
 from memoryd.models import (
     Memory,
     MemoryType,
@@ -53,7 +54,7 @@ from memoryd.retrieve.rrf_fusion import rrf_fuse
 from memoryd.retrieve.rrf_normalize import rrf_normalize
 from memoryd.retrieve.session_support import session_support
 from memoryd.retrieve.speaker_match import speaker_match
-from memoryd.retrieve.subject_match import subject_match
+from memoryd.retrieve.subject_match import asked_attribute, subject_match
 from memoryd.retrieve.topk_cap import topk_cap
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.protocol import Store
@@ -184,9 +185,13 @@ class Retriever:
             "fusion": lambda cs: (
                 rrf_fuse(cs, cfg) if cfg.fusion == "rrf" else convex_fuse(cs, cfg, exhaustive)
             ),
-            # who the query is about: a named speaker's turns up, others' facts and plans down
-            "speaker_match": lambda cs: subject_match(
-                speaker_match(cs, request.query, cfg), request.query, cfg
+            # who and what the query is about: a named speaker's turns up, others' facts and
+            # plans down, the user's statement of the attribute it asks about up
+            "speaker_match": lambda cs: asked_attribute(
+                subject_match(speaker_match(cs, request.query, cfg), request.query, cfg),
+                request.query,
+                cfg,
+                lambda: asked_attributes(request.query, query_vector.result(), self.embedder),
             ),
             "date_match": lambda cs: date_match(cs, request.query, cfg),
             "rrf_normalize": lambda cs: rrf_normalize(cs, cfg, exhaustive),

@@ -282,6 +282,7 @@ def test_a_change_is_dated_by_when_it_was_said() -> None:
         ("I do not eat meat", False, "The user does not eat meat."),
         ("work as a nurse", True, "The user works as a nurse."),
         ("Maria and I got married", False, "Maria and the user got married."),
+        ("Sure, and I am allergic to walnuts", False, "Sure, and the user is allergic to walnuts."),
         ("My favourite color is blue", False, "The user's favourite color is blue."),
         ("Tea is my favorite drink", False, "Tea is the user's favorite drink."),
         ("我住在北京", False, "用户住在北京。"),

@@ -88,13 +88,20 @@ def _english(clause: str, elided: bool) -> str:
         out.append(SUBJECT + " ")
         named, agree = True, "singular"
     previous = ""
+    joined = False  # the "and" before was a clause's ("…, and I am"), not a subject's
+    punctuated = False
     for token in tokens:
         low = token.casefold().replace("’", "'")
         if not token[:1].isalpha():
             out.append(token)
+            punctuated = punctuated or not token.isspace()
             continue
+        if low in ("and", "or"):
+            joined = punctuated
+        punctuated = False
         if low in SUBJECT_FORMS:
-            compound = previous in ("and", "or")  # "Maria and I got married": plural
+            # "Maria and I got married": plural; "please, and I am": a new clause
+            compound = previous in ("and", "or") and not joined
             subject = LATER if named and not compound else SUBJECT
             singular, plural = SUBJECT_FORMS[low]
             aux = plural if subject == LATER or compound else singular

@@ -176,8 +176,27 @@ def _names_a_subject(words: str) -> bool:
     return bool(_NAMED_SUBJECT.search(words) or _NAMED_SUBJECT_ZH.search(words))
 
 
+# another person as what a statement opens with: a pronoun or an indefinite one (not an
+# article, which opens the user's own things as often, "the new place has a balcony",
+# nor "this" or "it", which often stand for the user's situation, "this is home now")
+_OPENS_WITH_OTHER = re.compile(
+    r"^\W*(?:he|she|they|someone|somebody|everyone|everybody|nobody|no one|people)\b",
+    re.IGNORECASE,
+)
+# the user as what a statement opens with ("I …", "my …", "the user …")
+_OPENS_WITH_USER = re.compile(
+    r"^\W*(?:i|i'm|im|i've|ive|i'd|my|we|we're|our|the user|the user's)\b", re.IGNORECASE
+)
+
+
 def is_about_user(words: str) -> bool:
-    """The user is the statement's subject, or no subject is said (casual, or Chinese)."""
+    """The user is the statement's subject, or no subject is said (casual, or Chinese).
+
+    A statement that opens with another person is theirs, whatever it says of the user
+    after ("someone parked a Tesla in my spot"), unless the user is a subject beside
+    them ("she and I moved")."""
+    if _OPENS_WITH_OTHER.search(words) and not _OPENS_WITH_USER.search(words):
+        return bool(_WITH_USER.search(words))
     return _in_first_person(words) or not _names_a_subject(words)
 
 

@@ -394,6 +394,18 @@ def test_a_clause_naming_an_earlier_value_is_about_what_that_was_about(mem: Memo
             "What car does the user drive?",
             "Mazda",
         ),
+        (
+            "I play the trombone in a brass band",
+            ["Note to self: if the hall is booked, the cello quartet rehearses at church"],
+            "Which instrument does the user play?",
+            "trombone",
+        ),
+        (
+            "我在学琵琶，每周上一次课",
+            ["听说楼下新开了一家钢琴培训班"],
+            "用户在学什么乐器？",
+            "琵琶",
+        ),
     ],
 )
 def test_a_question_about_the_user_is_answered_by_their_own_statement(

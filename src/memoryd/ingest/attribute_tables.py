@@ -253,6 +253,8 @@ NOT_A_VALUE_EXAMPLES = (
     "Note to self: bring the charger to the meeting.",
     "We spent a long weekend in Rome walking between museums.",
     "Just back from a conference trip, exhausted.",
+    "Back from five days in Prague, the old town was beautiful.",
+    "Buy a gift for my sister's birthday this weekend.",
     "The new bakery on the corner opened this morning.",
     "That company announced layoffs today.",
     "Someone took my parking spot again.",
@@ -260,6 +262,10 @@ NOT_A_VALUE_EXAMPLES = (
     "Test drove a friend's motorbike for fun.",
     "Here is my review of the product for the newsletter.",
 )
+
+# the same in Chinese, read by its words: what was heard said, a show attended, a drink or
+# a meal someone else bought
+NOT_A_VALUE_ZH = re.compile(r"据说|听说|听了场|看了场|去听了|去看了|请(?:我)?喝了|请(?:我)?吃了")
 
 # words that name an attribute's subject matter: English words (bounded by non-letters, so
 # "GoLand" is found inside Chinese text too) and Chinese ones. In English each found adds
@@ -325,7 +331,10 @@ _CUE_WORDS: dict[str, tuple[str, str]] = {
         r"university|college|degree|phd|master'?s|school|grad|semester|enrolled",
         r"读研|大学|研究生|博士|读博|本科|学校|考研|上学|入学|报到|学院|专业",
     ),
-    "team": (r"fan of|support(?:er|ing)?|team|club|season tickets?", r"球迷|主队|队"),
+    "team": (
+        r"fan of|support(?:er|ing)?|team|club|season tickets?",
+        r"球迷|主队|队|铁粉|粉丝|转粉",
+    ),
     "music_app": (
         r"spotify|apple music|music|playlist|streaming",
         r"听歌|音乐|歌单|网易云",
@@ -340,7 +349,7 @@ _CUE_WORDS: dict[str, tuple[str, str]] = {
     ),
     "instrument": (
         r"piano|guitar|violin|drums|cello|ukulele|instrument|saxophone|flute|bass",
-        r"钢琴|吉他|小提琴|二胡|尤克里里|架子鼓|乐器",
+        r"钢琴|吉他|小提琴|大提琴|二胡|古筝|琵琶|笛子|长笛|萨克斯|手风琴|口琴|尤克里里|架子鼓|乐器",
     ),
     "name": (r"my name|call me|i go by|my nickname", r"我叫|我的名字|我的小名"),
     "language": (

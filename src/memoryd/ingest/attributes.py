@@ -52,6 +52,7 @@ from memoryd.ingest.attribute_tables import (
     CUES,
     NOT_A_VALUE,
     NOT_A_VALUE_EXAMPLES,
+    NOT_A_VALUE_ZH,
 )
 from memoryd.ingest.conversation import spoken, spoken_by_user
 from memoryd.ingest.phrasing import CJK
@@ -118,9 +119,15 @@ _CLAUSE = re.compile(
 )
 
 
-# the word joining a clause to the one before ("…, and if anything I'd …"): the clause is
-# read from what follows it
-_LEAD = re.compile(r"^\s*(?:and|but|so|or|then)\b\s*", re.IGNORECASE)
+# the word joining a clause to the one before ("…, and if anything I'd …") or a note's
+# label: the clause is read from what follows it
+_LEAD = re.compile(
+    r"^\s*(?:(?:and|but|so|or|then)\b|"
+    # a note's label ("Reminder to self:", "todo:", "Runbook entry:", "Update:"): what
+    # follows is read as it is, an instruction or a condition as such
+    r"[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,2}\s*:(?!\d))\s*",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -309,7 +316,9 @@ def _read_sentence(
         if (not own and before is None) or is_question(words):
             continue
         cued = [name for name, cue in CUES.items() if cue.search(words)]
-        if _is_cjk(words) or len(words.split()) >= MIN_WORDS:
+        if _is_cjk(words) and NOT_A_VALUE_ZH.search(words):
+            found = []
+        elif _is_cjk(words) or len(words.split()) >= MIN_WORDS:
             found = cued if words not in rows else _by_meaning(labels, rows[words], cued)
         else:  # a lone word ("Ana, my daughter, …"): a name or a greeting, no statement
             found = cued

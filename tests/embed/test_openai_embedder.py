@@ -30,7 +30,7 @@ from memoryd.embed import create_embedder
 from memoryd.embed.local import LocalEmbedder
 from memoryd.embed.openai import OpenAIEmbedder
 from memoryd.errors import EmbeddingError, EmbeddingMismatchError, ValidationError
-from memoryd.ingest.attribute_tables import ATTRIBUTES
+from memoryd.ingest.attribute_tables import ATTRIBUTES, NOT_A_VALUE_EXAMPLES
 from memoryd.service import MemoryService
 
 DIM = 8
@@ -325,9 +325,10 @@ def test_service_configured_for_an_openai_endpoint(
         assert server.requests == []  # the model is loaded on first use, not at open
         ids = [svc.add(text).id for text in NOTES]
         assert server.inputs[0] == ["dimension probe"]
-        # beside the notes: the example statements of each attribute, once per process
+        # beside the notes: the example statements of each attribute and of none, once
         # (memoryd.ingest.attributes reads what a statement is about with them)
         examples = {e for _, texts in ATTRIBUTES.values() for e in texts}
+        examples |= set(NOT_A_VALUE_EXAMPLES)
         sent = [t for batch in server.inputs[1:] for t in batch]
         assert sorted(t for t in sent if t not in examples) == sorted(NOTES)
         assert examples <= set(sent)

@@ -96,7 +96,7 @@ MIN_MARGIN = 0.02
 # an English clause of fewer words is read by its words alone, never by meaning
 MIN_WORDS = 2
 # a second attribute named by its words counts when this close to the first
-SECOND = 0.1
+SECOND = 0.15
 # memories of one attribute read back to retire (a space states each a few times)
 MAX_HOLDERS = 200
 

@@ -52,12 +52,13 @@ def _longmemeval(r: dict[str, Any]) -> Figures:
 
 
 def _truth(r: dict[str, Any]) -> Figures:
-    return {
+    shares: Figures = {
         f"{half}:{door}:{lang}": share
         for half, doors in r["metrics"].items()
         for door, cells in doors.items()
         for lang, share in cells.items()
     }
+    return {"scenarios": r["scenarios"], **shares}
 
 
 def _speed(r: dict[str, Any]) -> Figures:
@@ -165,7 +166,8 @@ def _rows(results: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             }
             rows.append(
                 (
-                    f"Life stories, the current fact at the weakest door, {label}",
+                    f"Life stories ({tr.get('scenarios', '?')}), the current fact at the "
+                    f"weakest door, {label}",
                     _f(low.get("tune")),
                     _f(low.get("confirm")),
                     "",

@@ -136,8 +136,9 @@ def follow(svc: MemoryService, task: dict[str, Any], bar: Progress, row: TaskID)
         svc.engine.interrupt()
         svc.close()  # waits for that step only, then the worker releases the import
         err.print(
-            f"import {task['id']} is paused; what it wrote is rolled back. "
-            f"`memoryd imports resume {task['id'][:8]}` (or importing the file again) runs it, "
+            f"import {task['id']} stopped; what it wrote is rolled back. It stays queued: "
+            f"a memoryd server on this home takes it up again at once, "
+            f"`memoryd imports resume {task['id'][:8]}` runs it here, "
             f"`memoryd imports rollback {task['id'][:8]}` drops it."
         )
         raise typer.Exit(INTERRUPTED) from None

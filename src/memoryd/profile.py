@@ -93,8 +93,8 @@ def build_profile(service: MemoryService, query: str | None = None) -> dict[str,
 
 def attribute_holders(service: MemoryService) -> list[Memory]:
     """The user's current statement of each attribute (``memoryd.ingest.attributes``) that
-    no distilled fact states: "I drive a Civic" said in words no rule reads is still
-    where the profile says what the user drives."""
+    the profile's categories do not already hold: "I drive a Civic" said in words no rule
+    reads, or a fact filed as an event, is still where the profile says what holds."""
     now = utcnow()
     out: list[Memory] = []
     for name, (single, _) in ATTRIBUTES.items():
@@ -107,11 +107,16 @@ def attribute_holders(service: MemoryService) -> list[Memory]:
         )
         # the user's own values: a liking is one of them, another person's fact or a plan not
         mine = [m for m in rows if holds_for_user(m)]
-        if any(m.memory_type is not MemoryType.SESSION for m in mine):
-            continue  # a distilled or pinned memory states it: the profile has it already
-        newest = sorted(mine, key=lambda m: m.said_at, reverse=True)
-        for turn in newest[:1] if single else newest:
-            out.append(turn.model_copy(update={"content": spoken(turn.content)}))
+        stated = [m for m in mine if m.memory_type is not MemoryType.SESSION]
+        if stated and all(m.category in STATIC_CATEGORIES for m in stated):
+            continue  # distilled or pinned as the user's: the profile lists it already
+        # a fact filed under another category ("I speak Cantonese" as an event) still says
+        # what holds for the user; a turn stands for its words when nothing was distilled
+        newest = sorted(stated or mine, key=lambda m: m.said_at, reverse=True)
+        for memory in newest[:1] if single else newest:
+            if memory.memory_type is MemoryType.SESSION:
+                memory = memory.model_copy(update={"content": spoken(memory.content)})
+            out.append(memory)
     return out
 
 

@@ -418,3 +418,14 @@ def test_a_question_about_the_user_is_answered_by_their_own_statement(
         mem.add(text)
     assert sorted(current(mem)) == sorted([fact, *near])
     assert value in mem.search(question)[0].memory.content
+
+
+def test_the_profile_lists_each_language_the_user_speaks(mem: Memory) -> None:
+    """A multi-valued attribute said in turns no rule distils: each statement is listed."""
+    said = ["我会说四川话和普通话", "这两年在学韩语，日常聊天没问题"]
+    for i, text in enumerate(said):
+        done = mem.ingest([{"role": "user", "content": text}], session_id=f"s{i}", mode="smart")
+        assert done.task_id is not None
+        mem.wait_for_task(done.task_id)
+    facts = mem.profile()["static_facts"]
+    assert all(any(text in fact for fact in facts) for text in said), facts

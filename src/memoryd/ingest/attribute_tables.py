@@ -355,7 +355,7 @@ _CUE_WORDS: dict[str, tuple[str, str]] = {
     "language": (
         r"speak|spanish|japanese|french|german|mandarin|language|fluent|conversation|grammar|"
         r"vocabulary",
-        r"说.{0,3}语|学.{0,3}语|日语|英语|法语|德语|西班牙语",
+        r"说.{0,6}语|学.{0,3}语|会说|普通话|粤语|方言|日语|英语|法语|德语|西班牙语",
     ),
 }
 CUES: dict[str, re.Pattern[str]] = {

@@ -7,9 +7,9 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,8 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-import uvicorn
 
+from bench.stand_in import in_thread
 from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
 from memoryd.server import ServeOptions, create_app
@@ -46,23 +46,14 @@ def start_server(
     """uvicorn in a thread of this process, on a free loopback port; returns (server, stop)."""
     service = MemoryService(settings=load_settings(home, **settings), embedder=embedder)
     app = create_app(options=options, service=service)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
+    running = ExitStack()
+    url = running.enter_context(in_thread(app, lifespan="on", timeout_s=START_TIMEOUT_S))
 
     def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=START_TIMEOUT_S)
+        running.close()
         service.close()
 
-    return RunningServer(f"http://127.0.0.1:{port}", service, home), stop
+    return RunningServer(url, service, home), stop
 
 
 def module_server(folder: str) -> Any:

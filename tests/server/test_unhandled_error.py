@@ -5,15 +5,13 @@ client cannot tell whether its write happened)."""
 from __future__ import annotations
 
 import errno
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
+from bench.stand_in import in_thread
 from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
 from memoryd.server.app import create_app
@@ -34,18 +32,8 @@ def url(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[str]:
 
     app.add_api_route("/v1/broken", broken, methods=["GET"])
     app.add_api_route("/v1/no-room", no_room, methods=["GET"])
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=30)
+    with in_thread(app, lifespan="on", log_level="critical", timeout_s=30) as base:
+        yield base
     service.close()
 
 

@@ -311,10 +311,8 @@ class Memory:
         the SDK hands back."""
         from memoryd.continuity.layers import SessionLayers
 
-        found: builtins.list[dict[str, Any]] = wire(
-            SessionLayers(self._as(user_id), llm=None).layers(agent_id, session_id)
-        )
-        return found
+        layers = SessionLayers(self._as(user_id), llm=None).layers(agent_id, session_id)
+        return [_wired(layer) for layer in layers]
 
     def consolidate_sessions(self, *, idle_s: float = 0.0, user_id: str | None = None) -> int:
         """Condense every session quiet for ``idle_s`` seconds into D2/D1/D0 (resumable)."""

@@ -130,17 +130,18 @@ _ENDING = re.compile(
     re.IGNORECASE,
 )
 _NEW_VALUE = re.compile(
-    r"\b(?:now|switched|instead|started|joined|moved|got|bought|picked up|replaced|"
-    r"back to|again|for)\b|"
-    r"现在|改|换|开始|入职|去了|买了|提了|成了|回到|又回|重新",
+    r"\b(?:now|switched|instead|started|joined|moved|got|bought|picked up|replaced|for|"
+    r"back to|again)\b|现在|改|换|开始|入职|去了|买了|提了|成了|回到|又回|重新",
     re.IGNORECASE,
 )
 # the subject of an English statement that is neither the user nor left out ("The meeting
 # moved to Thursday", "It is sunny"): not a statement of the user's own value
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|we|we're|our|us|user|user's)\b", re.I)
+# people no one names: another subject than the user ("someone parked in my spot")
+_INDEFINITE = r"someone|somebody|everyone|everybody|nobody|no one|people"
 _NAMED_SUBJECT = re.compile(
-    r"^\W*(?:the|a|an|this|that|these|those|it|its|it's|they|he|she|his|her|their|"
-    r"someone|somebody|everyone|everybody|nobody|no one|people)\b",
+    rf"^\W*(?:the|a|an|this|that|these|those|it|its|it's|they|he|she|his|her|their|"
+    rf"{_INDEFINITE})\b",
     re.I,
 )
 
@@ -179,10 +180,7 @@ def _names_a_subject(words: str) -> bool:
 # another person as what a statement opens with: a pronoun or an indefinite one (not an
 # article, which opens the user's own things as often, "the new place has a balcony",
 # nor "this" or "it", which often stand for the user's situation, "this is home now")
-_OPENS_WITH_OTHER = re.compile(
-    r"^\W*(?:he|she|they|someone|somebody|everyone|everybody|nobody|no one|people)\b",
-    re.IGNORECASE,
-)
+_OPENS_WITH_OTHER = re.compile(rf"^\W*(?:he|she|they|{_INDEFINITE})\b", re.IGNORECASE)
 # the user as what a statement opens with ("I …", "my …", "the user …")
 _OPENS_WITH_USER = re.compile(
     r"^\W*(?:i|i'm|im|i've|ive|i'd|my|we|we're|our|the user|the user's)\b", re.IGNORECASE

@@ -290,7 +290,7 @@ def _clauses(text: str) -> list[list[str]]:
     """A statement's sentences, each as its clauses."""
     sentences = [p for p in _SENTENCE.split(spoken(text)) if p.strip()]
     return [
-        [_LEAD.sub("", c) for c in _CLAUSE.split(s) if c and _LEAD.sub("", c).strip()]
+        [c for c in (_LEAD.sub("", part) for part in _CLAUSE.split(s) if part) if c.strip()]
         for s in sentences
     ]
 
@@ -315,10 +315,11 @@ def _read_sentence(
             continue
         if (not own and before is None) or is_question(words):
             continue
-        cued = [name for name, cue in CUES.items() if cue.search(words)]
-        if _is_cjk(words) and NOT_A_VALUE_ZH.search(words):
+        cued = _cued(words)
+        chinese = _is_cjk(words)
+        if chinese and NOT_A_VALUE_ZH.search(words):
             found = []
-        elif _is_cjk(words) or len(words.split()) >= MIN_WORDS:
+        elif chinese or len(words.split()) >= MIN_WORDS:
             found = cued if words not in rows else _by_meaning(labels, rows[words], cued)
         else:  # a lone word ("Ana, my daughter, …"): a name or a greeting, no statement
             found = cued
@@ -341,14 +342,18 @@ def _is_cjk(words: str) -> bool:
     return len(CJK.findall(words)) >= CJK_SHARE * max(1, len(words.strip()))
 
 
+def _cued(words: str) -> list[str]:
+    """The attributes whose words ``words`` holds."""
+    return [name for name, cue in CUES.items() if cue.search(words)]
+
+
 def asked_attributes(
     query: str, query_vector: npt.NDArray[np.float32] | None, embedder: Embedder
 ) -> list[str]:
     """The attributes of the user a question asks about ("where does the user live":
     residence), read as a statement is: its words, and in English its meaning."""
-    is_cjk = _is_cjk(query)
-    cued = [name for name, cue in CUES.items() if cue.search(query)]
-    if is_cjk or query_vector is None:
+    cued = _cued(query)
+    if _is_cjk(query) or query_vector is None:
         return [a for a in cued if a in ATTRIBUTES]
     labels, examples = Prototypes.of_embedder(embedder)
     row = (examples @ query_vector).tolist()

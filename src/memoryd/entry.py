@@ -15,11 +15,12 @@ def main() -> None:
     from memoryd.threads import limit_blas
 
     limit_blas()  # before anything imports NumPy
-    from memoryd.hooks.resident import fast_hook
+    if "hook" in sys.argv[1:]:  # only a hook pays for the resident's client
+        from memoryd.hooks.resident import fast_hook
 
-    code = fast_hook(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
+        code = fast_hook(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
     from memoryd.cli import main as command_line
 
     command_line()

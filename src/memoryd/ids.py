@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memoryd.errors import NotFoundError, ValidationError
-from memoryd.validate import check_id
 
 # shorter starts are too likely to be typos of another id (git's minimum too)
 MIN_PREFIX = 4
@@ -24,6 +23,9 @@ Finder = Callable[[str, int], list[str]]
 
 def resolve_id(kind: str, given: object, find: Finder) -> str:
     """The one id that is ``given`` or starts with it; NotFound or a list of candidates."""
+    # the validators load pydantic: a table that only shortens ids does not need them
+    from memoryd.validate import check_id
+
     given = check_id(given)
     found = find(given, SHOWN_CANDIDATES + 1)
     if given in found:

@@ -14,7 +14,7 @@ from typer.core import TyperGroup
 
 from memoryd.cli import data
 from memoryd.cli.app import DATA, app, console, emit, service
-from memoryd.models import wire
+from memoryd.terms import wire
 
 
 class TaskGroup(TyperGroup):

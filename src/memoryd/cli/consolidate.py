@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from memoryd.cli.app import DATA, app, console, emit, service
-from memoryd.models import wire
+from memoryd.terms import wire
 
 WAIT_S = 3600.0
 

@@ -23,8 +23,7 @@ from memoryd.cli.app import (
     state,
 )
 from memoryd.errors import ValidationError
-from memoryd.models import State, wire
-from memoryd.store import MemoryFilter
+from memoryd.terms import State, wire
 
 # how long `ingest --mode smart` waits for the distillation before leaving it queued
 SMART_WAIT_S = 120.0
@@ -36,6 +35,7 @@ def export(
 ) -> None:
     """Write every memory, its history and the raw messages as JSON Lines."""
     from memoryd.portability import export_jsonl  # loaded by the command, not by --help
+    from memoryd.store import MemoryFilter
 
     with service() as svc:
         total = svc.store.count(svc.tenant_id, [svc.space_id], MemoryFilter(state=list(State)))

@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from memoryd.cli.app import SERVER, app, console, emit, service
-from memoryd.models import wire
+from memoryd.terms import wire
 
 if TYPE_CHECKING:
     from memoryd.service import MemoryService

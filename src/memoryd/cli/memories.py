@@ -29,8 +29,15 @@ from memoryd.cli.app import (
 )
 from memoryd.errors import ValidationError
 from memoryd.ids import short
-from memoryd.models import Category, MemoryType, RelationType, State, format_ts, utcnow
-from memoryd.store.sqlite import SORT_COLUMNS
+from memoryd.terms import (
+    SORT_COLUMNS,
+    Category,
+    MemoryType,
+    RelationType,
+    State,
+    format_ts,
+    utcnow,
+)
 
 IdArg = Annotated[
     str, typer.Argument(metavar="ID", help="A memory id, or a unique start of it (4+ characters).")

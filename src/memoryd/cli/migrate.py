@@ -7,9 +7,7 @@ from typing import Annotated
 import typer
 
 from memoryd.cli.app import DATA, app, console, emit, progress_bar, reported, state
-from memoryd.config import load_settings
 from memoryd.errors import ValidationError
-from memoryd.store import DB_FILENAME
 
 
 @app.command("migrate", rich_help_panel=DATA)
@@ -35,7 +33,8 @@ def migrate(
     with reported():
         if (to is None) == (from_ is None):
             raise ValidationError("name one of --to URL (into PostgreSQL) or --from URL (back)")
-        from memoryd.store import SQLiteStore
+        from memoryd.config import load_settings
+        from memoryd.store import DB_FILENAME, SQLiteStore
         from memoryd.store.postgres import PostgresStore
         from memoryd.store.postgres.migrate import copy
 

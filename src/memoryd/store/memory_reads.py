@@ -17,12 +17,12 @@ from memoryd.store.database import Database
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.rows import SELECT_COLUMNS, blob_to_vector, in_rowid_order, row_to_memory
 from memoryd.store.scopes import Viewer
+from memoryd.terms import SORT_COLUMNS
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-SORT_COLUMNS = ("created_at", "updated_at", "importance", "access_count")
 # sorts after every string that starts with a given prefix (BINARY collation, UTF-8)
 PREFIX_END = "\U0010ffff"
 # ids sharing a prefix, across the whole store, looked at before the access rule is applied

@@ -23,7 +23,7 @@ from memoryd.store.history_rows import created_values
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 from memoryd.store.imports import ImportStore
 from memoryd.store.memory_history import HISTORY_INSERT, MemoryHistory
-from memoryd.store.memory_reads import SORT_COLUMNS, MemoryReads
+from memoryd.store.memory_reads import MemoryReads
 from memoryd.store.pending import PendingEmbeddings
 from memoryd.store.rows import (
     MEMORY_COLUMNS,
@@ -41,6 +41,7 @@ from memoryd.store.sessions import RawMessage, SessionLog
 from memoryd.store.settings import SettingsStore
 from memoryd.store.tasks import TaskStore
 from memoryd.store.tenants import TenantStore
+from memoryd.terms import SORT_COLUMNS
 
 if TYPE_CHECKING:
     import numpy as np

@@ -14,11 +14,11 @@ import numpy.typing as npt
 
 from memoryd.models import Memory, State
 from memoryd.store.filters import MemoryFilter
-from memoryd.store.memory_reads import SORT_COLUMNS
 from memoryd.store.postgres.database import Conn, PgDatabase
 from memoryd.store.postgres.filters import where_clause
 from memoryd.store.rows import SELECT_COLUMNS, in_rowid_order, row_to_memory
 from memoryd.store.scopes import Viewer
+from memoryd.terms import SORT_COLUMNS
 
 
 class PgMemoryReads(PgDatabase):

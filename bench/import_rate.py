@@ -26,9 +26,9 @@ from rich.table import Table
 
 from bench.common import Timer, bench_model
 from bench.speed import build_store
-from memoryd.ingest.conversation import embedding_text
 from memoryd.models import Memory
 from memoryd.store import DB_FILENAME
+from memoryd.text.conversation import embedding_text
 
 
 def _memoryd(home: Path, *args: str) -> None:

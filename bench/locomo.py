@@ -25,9 +25,9 @@ from bench.common import (
     summarize,
 )
 from bench.splits import by_part, only
-from memoryd.ingest.conversation import transcript_line
 from memoryd.retrieve.config import DEFAULT_RECIPE, SearchConfig
 from memoryd.service import MemoryService
+from memoryd.text.conversation import transcript_line
 
 KS = (5, 10)
 CATEGORIES = {1, 2, 3, 4}

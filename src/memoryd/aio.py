@@ -29,9 +29,7 @@ import httpx
 from memoryd.client import (
     DEFAULT_TIMEOUT_S,
     TASK_POLL_S,
-    Call,
     Calls,
-    R,
     ServerError,
     answer,
     settings,
@@ -43,6 +41,7 @@ from memoryd.errors import ValidationError
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress
+from memoryd.remote_call import Call, R
 from memoryd.sdk import Memory
 
 if TYPE_CHECKING:

@@ -20,21 +20,21 @@ from __future__ import annotations
 import builtins
 import io
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from memoryd import errors
-from memoryd.ingest.conversation import check_message
-from memoryd.ingest.worker import wait_until_done
+from memoryd.jobs.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress
+from memoryd.remote_call import Call, R
+from memoryd.text.conversation import check_message
 
 if TYPE_CHECKING:
     from memoryd.client_tasks import RemoteTasks
@@ -51,7 +51,6 @@ ERRORS: dict[str, type[errors.MemorydError]] = {
     "embedding_mismatch": errors.EmbeddingMismatchError,
     "storage_damaged": errors.StorageDamagedError,
 }
-R = TypeVar("R")
 
 
 class ServerError(errors.MemorydError):
@@ -117,18 +116,6 @@ def _memory(data: Any) -> MemoryRecord:
 
 def _nothing(data: Any) -> None:
     return None
-
-
-@dataclass
-class Call(Generic[R]):
-    """One request, and how its answer becomes the method's result."""
-
-    method: str
-    path: str
-    parse: Callable[[Any], R]
-    options: dict[str, Any] = field(default_factory=dict)
-    # parse takes (answer, HTTP status): where the status says something (201: created)
-    with_status: bool = False
 
 
 def _messages(messages: Any, dates: Any) -> list[dict[str, Any]]:

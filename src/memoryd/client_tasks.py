@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from memoryd.client import Call
 from memoryd.errors import ValidationError
+from memoryd.remote_call import Call
 
 R = TypeVar("R")
 Task = dict[str, Any]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.config import Settings
 from memoryd.errors import StorageError, ValidationError
-from memoryd.ingest.worker import INGEST, TaskWorker
+from memoryd.jobs.worker import INGEST, TaskWorker
 from memoryd.store import SQLiteStore, open_store
 from memoryd.store.protocol import Store
 
@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from memoryd.embed import Embedder
-    from memoryd.ingest.embed_queue import EmbedQueue
-    from memoryd.ingest.noise import NoiseFilter
+    from memoryd.jobs.embed_queue import EmbedQueue
     from memoryd.retrieve import Retriever
     from memoryd.retrieve.cross_encoder import CrossEncoder
+    from memoryd.text.noise import NoiseFilter
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ class Engine:
 
     def embed_queue(self) -> EmbedQueue:
         """The process's thread that embeds turns stored before their vectors (started once)."""
-        from memoryd.ingest.embed_queue import EmbedQueue
+        from memoryd.jobs.embed_queue import EmbedQueue
 
         with self._worker_lock:
             if self._embed_queue is None:
@@ -168,7 +168,7 @@ class Engine:
 
     def noise_filter(self, learned: npt.NDArray[np.float32] | None = None) -> NoiseFilter:
         """A noise filter; the prototypes are embedded once per process."""
-        from memoryd.ingest.noise import NoiseFilter
+        from memoryd.text.noise import NoiseFilter
 
         if self._noise_prototypes is None:
             self._noise_prototypes = NoiseFilter.build(self.embed).prototypes

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memoryd.ingest.conversation import spoken
-from memoryd.ingest.privacy import MEMORYD_FENCE_TAG, redact
 from memoryd.models import Category, Memory, MemoryType, ScoredMemory, parse_ts, to_utc, utcnow
+from memoryd.privacy import MEMORYD_FENCE_TAG, redact
+from memoryd.text.conversation import spoken
 
 # the fence: one tag name, so an agent (and a reader of the transcript) knows where recall ends
 FENCE_TAG = MEMORYD_FENCE_TAG

@@ -20,12 +20,12 @@ from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ForbiddenError, ValidationError
-from memoryd.ingest.conversation import embedding_text, message_hash
 from memoryd.models import Memory, MemoryType, State, format_ts, lone_surrogate, new_id
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import from_us, to_us
 from memoryd.store.sqlite import RawMessage
+from memoryd.text.conversation import embedding_text, message_hash
 
 FORMAT = "memoryd-export"
 FORMAT_VERSION = 2  # 2 adds history records; version 1 files still import

@@ -10,8 +10,6 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from memoryd.ingest.attribute_tables import ATTRIBUTES
-from memoryd.ingest.conversation import spoken
 from memoryd.ingest.reconcile import slot_value
 from memoryd.ingest.slots import single_valued
 from memoryd.models import (
@@ -26,6 +24,8 @@ from memoryd.models import (
 )
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
+from memoryd.text.attribute_tables import ATTRIBUTES
+from memoryd.text.conversation import spoken
 
 SCAN_LIMIT = 200
 MAX_STATIC_FACTS = 20

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from memoryd.embed import Embedder
 from memoryd.errors import ValidationError
 from memoryd.ingest.direct import build_direct_memory
-from memoryd.ingest.worker import wait_until_done
+from memoryd.jobs.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex

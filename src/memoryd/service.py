@@ -21,7 +21,8 @@ from memoryd.config import Settings, load_settings
 from memoryd.engine import Engine
 from memoryd.errors import ForbiddenError, NotFoundError, ValidationError
 from memoryd.ids import resolve_id
-from memoryd.ingest.worker import TaskWorker, wait_until_done
+from memoryd.ingest.memories import TenantMemories
+from memoryd.jobs.worker import TaskWorker, wait_until_done
 from memoryd.models import (
     Category,
     IngestResult,
@@ -38,7 +39,6 @@ from memoryd.retrieve.config import DEFAULT_LIMIT, DEFAULT_RECIPE, SearchConfig
 from memoryd.store import MemoryFilter
 from memoryd.store.rows import to_us
 from memoryd.store.scopes import Viewer, normalize_scope
-from memoryd.tenancy.memories import TenantMemories
 from memoryd.users import LOCAL_TENANT as LOCAL_TENANT
 from memoryd.users import user_tenant
 from memoryd.validate import check_int, check_tags, check_time, check_unit, parse_enum

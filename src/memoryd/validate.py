@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
-from memoryd.ingest.privacy import redact
 from memoryd.models import (
     Category,
     MemoryType,
@@ -24,6 +23,7 @@ from memoryd.models import (
     parse_ts,
     to_utc,
 )
+from memoryd.privacy import redact
 
 E = TypeVar("E", Category, MemoryType, State, Tier)
 

@@ -1,6 +1,6 @@
 """Whether a decoded JSON value is one memoryd can take: nesting, and text a store can hold.
 
-Read at the edge for every request body (:mod:`memoryd.server.json_body`)
+Read at the edge for every request body (:mod:`memoryd.web.json_body`)
 and wherever JSON arrives inside text (a transcript to bootstrap from):
 nesting past :data:`MAX_DEPTH` would overflow a recursive walk further in,
 and a lone surrogate (``"\\ud800"``: valid JSON, not UTF-8) fails the first

@@ -30,8 +30,8 @@ from memoryd.embed import create_embedder
 from memoryd.embed.local import LocalEmbedder
 from memoryd.embed.openai import OpenAIEmbedder
 from memoryd.errors import EmbeddingError, EmbeddingMismatchError, ValidationError
-from memoryd.ingest.attribute_tables import ATTRIBUTES, NOT_A_VALUE_EXAMPLES
 from memoryd.service import MemoryService
+from memoryd.text.attribute_tables import ATTRIBUTES, NOT_A_VALUE_EXAMPLES
 
 DIM = 8
 MODEL = "test-embed"

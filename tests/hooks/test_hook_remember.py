@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.hooks.remember import (
+from memoryd.text.remember import (
     KEYWORDS_EN,
     KEYWORDS_ZH,
     has_keyword,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cc_transcript import Transcript, conversation, text_block
 
-from memoryd.hooks.transcript import (
+from memoryd.text.transcript import (
     MAX_SCAN_BYTES,
     MAX_TURN_CHARS,
     PRE_COMPACT_TURNS,

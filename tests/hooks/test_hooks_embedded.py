@@ -12,11 +12,11 @@ from cc_transcript import SESSION, Transcript, conversation, payload
 from memoryd.hooks import capture, session_start, user_prompt
 from memoryd.hooks.backend import EmbeddedBackend
 from memoryd.hooks.config import HookConfig
-from memoryd.hooks.remember import memory_key
 from memoryd.hooks.user_prompt import BARE_NOTE, SAVED_NOTE
 from memoryd.inject import FENCE_CLOSE, FENCE_OPEN, estimate_tokens
 from memoryd.models import MemoryType
 from memoryd.sdk import Memory
+from memoryd.text.remember import memory_key
 
 
 def context_of(output: dict[str, Any] | None, event: str) -> str:

@@ -11,10 +11,10 @@ import pytest
 
 from memoryd.errors import ValidationError
 from memoryd.ingest.capture import REPEAT_WINDOW
-from memoryd.ingest.privacy import redact, strip_recall
 from memoryd.inject import render_context
 from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.portability import export_jsonl, import_jsonl
+from memoryd.privacy import redact, strip_recall
 from memoryd.service import MemoryService
 from memoryd.store import DB_FILENAME, SQLiteStore
 from memoryd.store.database import migration_scripts

@@ -12,8 +12,8 @@ from datetime import datetime
 import pytest
 from test_rules import facts, one
 
-from memoryd.ingest.phrasing import third_person
 from memoryd.ingest.rules import extract_facts, updates
+from memoryd.text.phrasing import third_person
 
 # ---------------------------------------------------------------- what a change is
 

@@ -28,7 +28,7 @@ from memoryd.ingest.consolidate import (
 from memoryd.ingest.direct import build_direct_memory
 from memoryd.ingest.reconcile import Decision, slot_decision
 from memoryd.ingest.smart import facts_from_rules
-from memoryd.ingest.worker import TaskInterrupted
+from memoryd.jobs.worker import TaskInterrupted
 from memoryd.llm.openai_compat import OpenAICompatibleLLM
 from memoryd.models import Category, Memory, MemoryType
 from memoryd.sdk import Memory as SdkMemory

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.ingest.noise import says_nothing
+from memoryd.text.noise import says_nothing
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from memoryd.hooks.config import HookConfig
 from memoryd.imports.formats import chatgpt_conversation
 from memoryd.ingest.rules import extract_facts
 from memoryd.models import MENTION_MARK, OTHER_MARK, Category, Status
-from memoryd.proxy.memory_api import health
+from memoryd.omniroute import health
 from memoryd.sdk import Memory
 from memoryd.store import MemoryFilter
 

@@ -13,9 +13,9 @@ from memoryd.ingest.admission import (
     composite,
     recency,
 )
-from memoryd.ingest.noise import MAX_LEARNED_NOISE, NoiseFilter, regex_noise
 from memoryd.ingest.select import BYTE_BUDGET, MESSAGE_BUDGET, select_messages
 from memoryd.models import Category
+from memoryd.text.noise import MAX_LEARNED_NOISE, NoiseFilter, regex_noise
 
 # ---------------------------------------------------------------------- selection
 

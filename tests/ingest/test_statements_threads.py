@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from memoryd.statements import value_words
+from memoryd.text.statements import value_words
 
 TEXTS = [
     "I started working as a structural engineer at Arup last spring",

@@ -29,9 +29,9 @@ from server_harness import (
 from memoryd.embed.local import LocalEmbedder
 from memoryd.errors import ValidationError
 from memoryd.server import ServeOptions
-from memoryd.server.browser import BrowserPolicy
 from memoryd.service import LOCAL_TENANT
 from memoryd.tenancy.tenants import Tenants
+from memoryd.web.browser import BrowserPolicy
 
 EVIL = "http://evil.example"
 ALLOWED = "http://localhost:3000"

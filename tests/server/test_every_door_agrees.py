@@ -33,7 +33,7 @@ from memoryd.hooks.config import HookConfig
 from memoryd.mcp.backend import RemoteBackend as McpRemote
 from memoryd.proxy.recall import recall_block
 from memoryd.proxy.settings import MemorySettings
-from memoryd.server.options import ServeOptions
+from memoryd.web.options import ServeOptions
 
 MOVES = ["I live in Lisbon.", "I moved to Oslo.", "We just relocated to Bergen."]
 QUESTION = "where does the user live"

@@ -7,7 +7,7 @@ import json
 import httpx
 from server_harness import RunningServer, TenantClient
 
-from memoryd.server.export_stream import CHUNK_CHARS
+from memoryd.web.export_stream import CHUNK_CHARS
 
 MEMORIES = 400
 

@@ -15,8 +15,8 @@ from bench.stand_in import in_thread
 from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
 from memoryd.server.app import create_app
-from memoryd.server.options import ServeOptions
 from memoryd.service import MemoryService
+from memoryd.web.options import ServeOptions
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memoryd.ingest.conversation import embedding_text, spoken
 from memoryd.service import MemoryService
+from memoryd.text.conversation import embedding_text, spoken
 
 
 def test_generic_roles_leave_the_embedded_text_named_speakers_stay() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.ingest.worker import worker_alive
+from memoryd.jobs.worker import worker_alive
 from memoryd.store import DB_FILENAME, SQLiteStore
 
 OWN = f"{socket.gethostname()}:{os.getpid()}"

@@ -127,7 +127,7 @@ def read_messages(path: str) -> list[dict[str, Any]]:
         data = data["messages"]
     if isinstance(data, list):
         return data
-    from memoryd.ingest.conversation import MAX_MESSAGES
+    from memoryd.text.conversation import MAX_MESSAGES
 
     messages = []
     for number, line in enumerate(text.splitlines(), start=1):

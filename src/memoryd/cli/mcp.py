@@ -14,7 +14,7 @@ import typer
 
 from memoryd.cli.app import SERVER, app, err, state
 from memoryd.errors import MemorydError
-from memoryd.server.options import DEFAULT_HOST, is_loopback
+from memoryd.web.options import DEFAULT_HOST, is_loopback
 
 if TYPE_CHECKING:
     from memoryd.mcp.backend import Backend

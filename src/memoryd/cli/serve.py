@@ -10,7 +10,7 @@ import typer
 
 from memoryd.cli.app import SERVER, app, console, err, state
 from memoryd.errors import MemorydError, StorageDamagedError, ValidationError
-from memoryd.server.options import (
+from memoryd.web.options import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     ENV_HOST,
@@ -64,7 +64,7 @@ def serve(
     try:
         ServeOptions(host=host, no_auth=no_auth).check()
         settings = load_settings(state.home)
-        from memoryd.server.browser import BrowserPolicy  # the web stack loads only here
+        from memoryd.web.browser import BrowserPolicy  # the web stack loads only here
 
         # a bad MEMORYD_CORS_ORIGINS is one clear error now, not one per worker later
         BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)

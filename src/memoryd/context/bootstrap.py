@@ -1,7 +1,7 @@
 """Transcripts a conversation can be rebuilt from: Claude Code JSONL, OpenClaw JSONL, a JSON list.
 
 * Claude Code: ``user`` / ``assistant`` entries with the API ``message`` inside;
-  what counts as conversation is what :func:`memoryd.hooks.transcript.entry_text`
+  what counts as conversation is what :func:`memoryd.text.transcript.entry_text`
   says (text blocks, no meta, sidechain or injected context), and consecutive
   entries of one role are one message, dated by the first.
 * OpenClaw session JSONL: ``{"type": "message", "id", "timestamp", "message":
@@ -23,7 +23,7 @@ from typing import Any
 
 from memoryd import wellformed
 from memoryd.errors import ValidationError
-from memoryd.hooks.transcript import clean, entry_text
+from memoryd.text.transcript import clean, entry_text
 
 FORMATS = ("claude-code", "openclaw", "json")
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024

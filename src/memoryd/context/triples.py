@@ -14,10 +14,10 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memoryd.ingest.conversation import GENERIC_ROLES
 from memoryd.models import utcnow
 from memoryd.store.database import Database
 from memoryd.store.rows import to_us
+from memoryd.text.conversation import GENERIC_ROLES
 
 PREDICATES = (
     "is married to|is engaged to|is dating|works at|works for|work at|work for|lives in|"

@@ -26,8 +26,8 @@ from typing import Any
 
 from memoryd.continuity.config import ContinuityConfig
 from memoryd.continuity.model import Exchange, Mechanical, ToolCall
-from memoryd.ingest.privacy import REDACTED, redact
 from memoryd.models import utcnow
+from memoryd.privacy import REDACTED, redact
 
 # tools that write the file their arguments name
 EDIT_TOOLS = frozenset(

@@ -9,7 +9,7 @@ browser closes); the server's browser guard refuses requests from other
 origins, so another web page cannot act with it.
 """
 
-from memoryd.dashboard.routes import install
-from memoryd.dashboard.session import COOKIE, is_dashboard_path
+from memoryd.dashboard.app import install
+from memoryd.web.session import COOKIE, is_dashboard_path
 
 __all__ = ["COOKIE", "install", "is_dashboard_path"]

@@ -8,8 +8,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
+from memoryd.dashboard.pages import PAGE_SIZE, Viewer, page
 from memoryd.dashboard.protect import check_form
-from memoryd.dashboard.routes import PAGE_SIZE, Viewer, page
 from memoryd.errors import NotFoundError
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])

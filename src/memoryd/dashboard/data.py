@@ -20,15 +20,15 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.dashboard import charts
+from memoryd.dashboard.pages import Viewer, page, see_other
 from memoryd.dashboard.protect import check_form
-from memoryd.dashboard.routes import Viewer, page, see_other
 from memoryd.errors import MemorydError, ValidationError
 from memoryd.imports.runner import INTERRUPTED
 from memoryd.imports.service import Imports
 from memoryd.portability import import_jsonl
-from memoryd.server.export_stream import export_response
-from memoryd.server.routes.imports import read_upload_form
 from memoryd.service import MemoryService
+from memoryd.web.export_stream import export_response
+from memoryd.web.uploads import read_upload_form
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
 STRATEGIES = ("auto", "atomic", "section", "document")

@@ -1,7 +1,7 @@
 """What keeps another site from using the dashboard through the user's browser.
 
 Two things, beside the Host and Origin checks every request passes
-(:mod:`memoryd.server.browser`):
+(:mod:`memoryd.web.browser`):
 
 * **No framing, a strict policy.** Every dashboard response says no page may
   frame it (``frame-ancestors 'none'`` and ``X-Frame-Options: DENY``): a page
@@ -27,8 +27,8 @@ from fastapi import Request
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memoryd.dashboard.session import COOKIE, FORM_COOKIE, is_dashboard_path
 from memoryd.errors import ForbiddenError
+from memoryd.web.session import COOKIE, FORM_COOKIE, is_dashboard_path
 
 FORM_FIELD = "csrf"
 _PURPOSE = b"memoryd dashboard form"

@@ -8,76 +8,22 @@ status and message the API would give.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, FastAPI, Form, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, PackageLoader, select_autoescape
-from starlette.responses import FileResponse
-from starlette.staticfiles import StaticFiles
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import Response
 
-from memoryd.dashboard.protect import check_form, form_token
-from memoryd.dashboard.session import COOKIE, FORM_COOKIE, is_dashboard_path
-from memoryd.dashboard.values import shown, when
-from memoryd.errors import MemorydError, NotFoundError, UnauthorizedError, ValidationError
-from memoryd.models import Category, Memory, MemoryType, RelationType, State, Tier
+from memoryd.dashboard.pages import PAGE_SIZE, SEARCH_LIMIT, Viewer, page, see_other
+from memoryd.dashboard.protect import check_form
+from memoryd.errors import NotFoundError, UnauthorizedError, ValidationError
+from memoryd.models import Memory, RelationType
 from memoryd.service import MemoryService
+from memoryd.web.session import COOKIE
 
-PAGE_SIZE = 20
-SEARCH_LIMIT = 20
-STATIC = "/dashboard/static"
 MAX_CHAIN = 20  # versions shown each way from a memory
 
-templates = Environment(
-    loader=PackageLoader("memoryd.dashboard", "templates"),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-templates.filters["when"] = when
-templates.filters["shown"] = shown
 router = APIRouter(include_in_schema=False, dependencies=[Depends(check_form)])
-
-
-class SignInRequired(Exception):
-    """A dashboard page asked for without a valid key: the browser goes to sign in."""
-
-
-def viewer(request: Request) -> MemoryService:
-    """The service as the signed-in tenant sees it (the guard found the tenant)."""
-    tenant = getattr(request.state, "tenant", None)
-    if tenant is None:
-        raise SignInRequired
-    root: MemoryService = request.app.state.service
-    return root.for_tenant(tenant.id)
-
-
-Viewer = Annotated[MemoryService, Depends(viewer)]
-
-
-def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-    token, fresh = form_token(request)
-    context.update(
-        request=request,
-        csrf=token,
-        static=STATIC,
-        signed_in=getattr(request.state, "tenant", None) is not None,
-        categories=[c.value for c in Category],
-        types=[t.value for t in MemoryType],
-        states=[s.value for s in State],
-        tiers=[t.value for t in Tier],
-    )
-    response = HTMLResponse(templates.get_template(name).render(context), status_code=status)
-    if fresh is not None:  # the session the page's forms are bound to, from now on
-        response.set_cookie(FORM_COOKIE, fresh, httponly=True, samesite="strict", path="/")
-    return response
-
-
-def see_other(url: str) -> RedirectResponse:
-    return RedirectResponse(url, status_code=303)
 
 
 # ------------------------------------------------------------------ sign in
@@ -285,64 +231,3 @@ def _values(memory: Memory) -> dict[str, Any]:
         "tags": ", ".join(memory.tags),
         "importance": memory.importance,
     }
-
-
-# ------------------------------------------------------------------ wiring
-def install(app: FastAPI) -> None:
-    """Add the pages and their static files to ``app``, after the API's error handlers.
-
-    memoryd's errors on a dashboard path become an HTML page with the API's
-    status and message (a malformed query string or form too: a 400 page);
-    everywhere else the API's JSON handlers answer.
-    """
-    from memoryd.dashboard import conversations, data, settings, spaces  # they use its helpers
-
-    app.include_router(router)
-    app.include_router(conversations.router)
-    app.include_router(settings.router)
-    app.include_router(data.router)
-    app.include_router(spaces.router)
-    static = Path(__file__).with_name("static")
-    icon = static / "favicon.svg"
-
-    # what a browser asks of every site, without a key: the icon, not a 401 in its console
-    @app.get("/favicon.ico", include_in_schema=False)
-    def favicon() -> FileResponse:
-        return FileResponse(icon, media_type="image/svg+xml")
-
-    app.mount(STATIC, StaticFiles(directory=static), name="dashboard-static")
-    json_handler = app.exception_handlers[MemorydError]
-    json_validation = app.exception_handlers[RequestValidationError]
-
-    def on_page(request: Request) -> bool:
-        path = request.url.path
-        return is_dashboard_path(path) and not path.startswith(STATIC)
-
-    async def memoryd_error(request: Request, exc: Exception) -> Response:
-        if not on_page(request):
-            return await _maybe_await(json_handler(request, exc))
-        assert isinstance(exc, MemorydError)
-        name = "not_found.html" if isinstance(exc, NotFoundError) else "error.html"
-        return page(request, name, status=exc.http_status, error=exc.message, code=exc.code)
-
-    async def malformed(request: Request, exc: Exception) -> Response:
-        if not on_page(request):
-            return await _maybe_await(json_validation(request, exc))
-        assert isinstance(exc, RequestValidationError)
-        fields = ", ".join(str(e["loc"][-1]) for e in exc.errors())
-        message = f"malformed request: check {fields}" if fields else "malformed request"
-        return page(request, "error.html", status=400, error=message, code="validation_error")
-
-    async def sign_in_required(request: Request, exc: Exception) -> Response:
-        return see_other("/sign-in")
-
-    app.add_exception_handler(MemorydError, memoryd_error)
-    app.add_exception_handler(RequestValidationError, malformed)
-    app.add_exception_handler(SignInRequired, sign_in_required)
-
-
-async def _maybe_await(value: Any) -> Response:
-    if hasattr(value, "__await__"):
-        value = await value
-    assert isinstance(value, Response)
-    return value

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import Response
 
+from memoryd.dashboard.pages import Viewer, page, see_other
 from memoryd.dashboard.protect import check_form
-from memoryd.dashboard.routes import Viewer, page, see_other
 from memoryd.errors import ValidationError
 from memoryd.proxy.settings import MemorySettings
 from memoryd.service import MemoryService

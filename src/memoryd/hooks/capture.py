@@ -18,7 +18,7 @@ from typing import Any
 from memoryd.hooks.backend import HookBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult
-from memoryd.hooks.transcript import (
+from memoryd.text.transcript import (
     MIN_TURNS,
     PRE_COMPACT_TURNS,
     STOP_TURNS,

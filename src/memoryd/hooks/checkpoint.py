@@ -29,8 +29,8 @@ from memoryd.continuity.model import Owner, Trigger
 from memoryd.hooks.backend import HookBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult, attempt
-from memoryd.hooks.transcript import MAX_ENTRY_BYTES, entry_text, lines_backwards
 from memoryd.models import parse_ts
+from memoryd.text.transcript import MAX_ENTRY_BYTES, entry_text, lines_backwards
 
 log = logging.getLogger(__name__)
 

@@ -222,7 +222,7 @@ def _log(home: Path, message: str) -> None:
     import logging
 
     from memoryd.hooks.config import HookConfig
-    from memoryd.hooks.runner import start_log
+    from memoryd.hooks.log import start_log
 
     stop_log = start_log(HookConfig.from_env(home=home))
     logging.getLogger("memoryd.hooks.resident").warning("%s", message)

@@ -25,8 +25,9 @@ from typing import Any
 from memoryd.home import default_home
 from memoryd.hooks.backend import EmbeddedBackend, host_session
 from memoryd.hooks.config import HookConfig
+from memoryd.hooks.log import start_log
 from memoryd.hooks.resident import DEADLINES_S, MAX_REQUEST_BYTES, socket_path
-from memoryd.hooks.runner import EVENTS, parse_payload, start_log
+from memoryd.hooks.runner import EVENTS, parse_payload
 from memoryd.sdk import Memory
 from memoryd.store import DB_FILENAME
 

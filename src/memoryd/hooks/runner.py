@@ -41,6 +41,7 @@ from memoryd.hooks import capture, checkpoint, handoff, resident, session_start,
 from memoryd.hooks.backend import EmbeddedBackend, HookBackend, host_session, open_backend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.detach import spawn_memoryd
+from memoryd.hooks.log import start_log
 from memoryd.hooks.output import HookResult
 from memoryd.sdk import Memory
 
@@ -73,43 +74,9 @@ EVENTS: dict[str, Event] = {
     "session-end": Event("SessionEnd", checkpoint.session_end, 4.0),
 }
 MAX_STDIN_BYTES = 8 * 1024 * 1024
-LOG_MAX_BYTES = 1024 * 1024
-LOG_BACKUPS = 1
-LOG_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
 # the drain process: how long it waits for the hook to exit, and for the task to finish
 PARENT_EXIT_WAIT_S = 30.0
 DRAIN_MAX_S = 900.0
-
-
-def start_log(config: HookConfig) -> Callable[[], None]:
-    """Log memoryd's records to the hook log (stderr if it cannot be opened); returns the undo.
-
-    Never to stdout: Claude Code parses stdout as the hook's answer. The undo
-    puts the logger back as it was, for callers that run a hook in process.
-    """
-    logger = logging.getLogger("memoryd")
-    level = logger.level
-    handler: logging.Handler
-    problem: OSError | None = None
-    try:
-        config.log_path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
-            config.log_path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
-        )
-    except OSError as exc:
-        handler, problem = logging.StreamHandler(sys.stderr), exc
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    if problem is not None:
-        log.warning("cannot open the hook log %s: %s", config.log_path, problem)
-
-    def undo() -> None:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-        handler.close()
-
-    return undo
 
 
 def parse_payload(data: bytes) -> dict[str, Any]:

@@ -15,11 +15,11 @@ from typing import Any
 from memoryd.hooks.backend import HookBackend
 from memoryd.hooks.config import HookConfig
 from memoryd.hooks.output import HookResult, attempt, context_output
-from memoryd.hooks.remember import memory_key, remember_request, rest_of_prompt
-from memoryd.ingest.privacy import redact
 from memoryd.inject import estimate_tokens, inert, render_context
 from memoryd.models import Memory as MemoryRecord
 from memoryd.models import ScoredMemory
+from memoryd.privacy import redact
+from memoryd.text.remember import memory_key, remember_request, rest_of_prompt
 
 log = logging.getLogger(__name__)
 

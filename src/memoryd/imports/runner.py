@@ -32,7 +32,7 @@ from memoryd.ingest.direct import build_direct_memory
 from memoryd.ingest.reconcile import Fact
 from memoryd.ingest.select import MESSAGE_BUDGET
 from memoryd.ingest.smart import LLM, LLM_FAILED, Report, SmartIngest, facts_from_rules
-from memoryd.ingest.worker import TaskInterrupted
+from memoryd.jobs.worker import TaskInterrupted
 from memoryd.llm import LLMClient, LLMError, Usage
 from memoryd.models import MAX_L0_CHARS, MemoryType
 from memoryd.prompts import DOCUMENT_SYSTEM, SECTION_SYSTEM

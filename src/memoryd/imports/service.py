@@ -30,10 +30,10 @@ from memoryd.imports.runner import (
     passages,
 )
 from memoryd.imports.split import Strategy, detect_strategy
-from memoryd.ingest.privacy import redact
 from memoryd.ingest.smart import smart_ingest_for
-from memoryd.ingest.worker import TaskWorker, worker_alive
+from memoryd.jobs.worker import TaskWorker, worker_alive
 from memoryd.models import MemoryType, Relation, RelationType, State, format_ts, utcnow
+from memoryd.privacy import redact
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 from memoryd.store.tasks import MAX_ATTEMPTS

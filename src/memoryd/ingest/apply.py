@@ -19,7 +19,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memoryd.ingest.conversation import context_of, spoken_by_user
 from memoryd.ingest.reconcile import (
     SLOT_MARK_PREFIX,
     SUPPORT_CONFIDENCE_STEP,
@@ -32,9 +31,10 @@ from memoryd.ingest.reconcile_llm import Verdict
 from memoryd.models import MAX_L0_CHARS, Memory, MemoryType, Relation, RelationType, utcnow
 from memoryd.store import MemoryFilter
 from memoryd.tenancy.sharing import Sharing
+from memoryd.text.conversation import context_of, spoken_by_user
 
 if TYPE_CHECKING:
-    from memoryd.tenancy.memories import TenantMemories
+    from memoryd.ingest.memories import TenantMemories
 
 SMART_SOURCE = "smart-ingest"
 CREATING = {

@@ -5,13 +5,13 @@ say a change in many more ("jumped ship to Stripe", "提了台卡罗拉"). What
 those sentences share is what they are about: where the user lives, works,
 what they drive, eat, code in. Each attribute has a handful of short
 example statements and the words of its subject matter
-(:mod:`memoryd.ingest.attribute_tables`). A message is read sentence by
+(:mod:`memoryd.text.attribute_tables`). A message is read sentence by
 sentence: an English sentence is about the attribute whose examples its
 embedding is closest to (its words adding a bonus), when that is close
 enough and clearly closer than the next (the bundled embedder, no LLM); a
 Chinese one by its words alone, the bundled model reading English only.
 
-Readings of the words alone (:mod:`memoryd.statements`) decide whether the
+Readings of the words alone (:mod:`memoryd.text.statements`) decide whether the
 statement can change the user's value at all:
 
 * **subject**: a statement whose subject is another person ("my sister
@@ -38,24 +38,10 @@ conversation never retire each other here: the rules compare them.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
-from memoryd.ingest.attribute_tables import (
-    ATTRIBUTES,
-    CUE_BONUS,
-    CUES,
-    NOT_A_VALUE,
-    NOT_A_VALUE_EXAMPLES,
-    NOT_A_VALUE_ZH,
-)
-from memoryd.ingest.conversation import spoken, spoken_by_user
-from memoryd.ingest.phrasing import CJK
 from memoryd.models import (
     ABOUT_PREFIX,
     LIKING_MARK,
@@ -69,7 +55,20 @@ from memoryd.models import (
     MemoryType,
     utcnow,
 )
-from memoryd.statements import (
+from memoryd.store import MemoryFilter
+from memoryd.text.attribute_meaning import (
+    MIN_WORDS,
+    Prototypes,
+    by_meaning,
+    is_cjk,
+    named_attributes,
+)
+from memoryd.text.attribute_tables import (
+    ATTRIBUTES,
+    NOT_A_VALUE_ZH,
+)
+from memoryd.text.conversation import spoken, spoken_by_user
+from memoryd.text.statements import (
     changes_value,
     first_person,
     has_subject,
@@ -84,24 +83,13 @@ from memoryd.statements import (
     says_changed,
     value_words,
 )
-from memoryd.store import MemoryFilter
 
 if TYPE_CHECKING:
-    from memoryd.embed import Embedder
-    from memoryd.tenancy.memories import TenantMemories
+    from memoryd.ingest.memories import TenantMemories
 
-# cosine to the closest example, and its lead over the next attribute's (tuned on half "tune")
-MIN_SIMILARITY = 0.35
-MIN_MARGIN = 0.02
-# an English clause of fewer words is read by its words alone, never by meaning
-MIN_WORDS = 2
-# a second attribute named by its words counts when this close to the first
-SECOND = 0.15
 # memories of one attribute read back to retire (a space states each a few times)
 MAX_HOLDERS = 200
 
-# a statement mostly in these characters is read by its words (the share of its characters)
-CJK_SHARE = 0.3
 # sentences of a message: each is read on its own
 # (an emoji ends one as a full stop does); a sentence keeps its own mark, so a question is
 # read as one
@@ -195,44 +183,17 @@ class Reading:
         return out or [NOTHING_MARK]
 
 
-class Prototypes:
-    """The attributes' example vectors for one embedder, embedded once per process."""
-
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-    _cache: ClassVar[dict[str, tuple[list[str], npt.NDArray[np.float32]]]] = {}
-
-    @classmethod
-    def of(cls, mine: TenantMemories) -> tuple[list[str], npt.NDArray[np.float32]]:
-        return cls.of_embedder(mine.engine.embedder)
-
-    @classmethod
-    def of_embedder(cls, embedder: Embedder) -> tuple[list[str], npt.NDArray[np.float32]]:
-        name = embedder.name
-        with cls._lock:
-            found = cls._cache.get(name)
-        if found is not None:
-            return found
-        labels = [a for a, (_, examples) in ATTRIBUTES.items() for _ in examples]
-        texts = [e for _, examples in ATTRIBUTES.values() for e in examples]
-        labels += [NOT_A_VALUE] * len(NOT_A_VALUE_EXAMPLES)
-        texts += NOT_A_VALUE_EXAMPLES
-        vectors = embedder.embed(texts)
-        with cls._lock:
-            cls._cache[name] = (labels, vectors)
-        return labels, vectors
-
-
 def read(
     texts: Sequence[str], mine: TenantMemories, exclude: Collection[str] = ()
 ) -> list[Reading]:
     """The reading of each statement, clause by clause: a question or a plan beside a
     statement ("Moved to Denver! Any tips?") leaves the statement what it is."""
     statements = [_clauses(t) for t in texts]
-    english = [c for sentences in statements for s in sentences for c in s if not _is_cjk(c)]
+    english = [c for sentences in statements for s in sentences for c in s if not is_cjk(c)]
     rows: dict[str, list[float]] = {}
     labels: list[str] = []
     if english:
-        labels, examples = Prototypes.of(mine)
+        labels, examples = Prototypes.of_embedder(mine.engine.embedder)
         unique = list(dict.fromkeys(english))
         # unit rows: the dot product is the cosine
         sims = mine.embed([first_person(c) for c in unique]) @ examples.T
@@ -315,12 +276,12 @@ def _read_sentence(
             continue
         if (not own and before is None) or is_question(words):
             continue
-        cued = _cued(words)
-        chinese = _is_cjk(words)
+        cued = named_attributes(words)
+        chinese = is_cjk(words)
         if chinese and NOT_A_VALUE_ZH.search(words):
             found = []
         elif chinese or len(words.split()) >= MIN_WORDS:
-            found = cued if words not in rows else _by_meaning(labels, rows[words], cued)
+            found = cued if words not in rows else by_meaning(labels, rows[words], cued)
         else:  # a lone word ("Ana, my daughter, …"): a name or a greeting, no statement
             found = cued
         inherited = before if not own and before is not None else Part(())
@@ -336,46 +297,6 @@ def _read_sentence(
         parts.append(part)
         before = part
     return parts
-
-
-def _is_cjk(words: str) -> bool:
-    return len(CJK.findall(words)) >= CJK_SHARE * max(1, len(words.strip()))
-
-
-def _cued(words: str) -> list[str]:
-    """The attributes whose words ``words`` holds."""
-    return [name for name, cue in CUES.items() if cue.search(words)]
-
-
-def asked_attributes(
-    query: str, query_vector: npt.NDArray[np.float32] | None, embedder: Embedder
-) -> list[str]:
-    """The attributes of the user a question asks about ("where does the user live":
-    residence), read as a statement is: its words, and in English its meaning."""
-    cued = _cued(query)
-    if _is_cjk(query) or query_vector is None:
-        return [a for a in cued if a in ATTRIBUTES]
-    labels, examples = Prototypes.of_embedder(embedder)
-    row = (examples @ query_vector).tolist()
-    return [a for a in _by_meaning(labels, row, cued) if a in ATTRIBUTES]
-
-
-def _by_meaning(labels: list[str], row: list[float], cued: list[str]) -> list[str]:
-    """The attribute whose examples are nearest (with its words' bonus), when near enough
-    and clearly nearest; then any other attribute named by its words and nearly as near."""
-    best: dict[str, float] = {}
-    for label, sim in zip(labels, row, strict=True):
-        best[label] = max(best.get(label, -1.0), sim)
-    for label in cued:
-        if label in best:
-            best[label] += CUE_BONUS
-    ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
-    (top, score), runner_up = ranked[0], ranked[1][1] if len(ranked) > 1 else -1.0
-    if top == NOT_A_VALUE or score < MIN_SIMILARITY or score - runner_up < MIN_MARGIN:
-        return []
-    also = [a for a, v in ranked[1:] if a in cued and v >= max(MIN_SIMILARITY, score - SECOND)]
-    # (a label of NOT_A_VALUE is never cued, so never among them)
-    return [top, *also]
 
 
 def _same_conversation(a: Memory, b: Memory) -> bool:

@@ -18,7 +18,7 @@ Two kinds of turn are treated apart:
 
 With ``defer_embedding`` (the REST door) the turns are answered for as soon
 as they are durable and found by keywords; their vectors are queued in the
-same transaction and computed right after (:mod:`memoryd.ingest.embed_queue`).
+same transaction and computed right after (:mod:`memoryd.jobs.embed_queue`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,11 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memoryd.errors import ValidationError
-from memoryd.ingest.conversation import (
+from memoryd.jobs.worker import INGEST
+from memoryd.models import IngestResult, Memory, Message, format_ts, utcnow
+from memoryd.store.rows import to_us
+from memoryd.store.sessions import RawMessage
+from memoryd.text.conversation import (
     embedding_text,
     ingest_task_result,
     is_tool_role,
@@ -37,14 +41,10 @@ from memoryd.ingest.conversation import (
     parse_messages,
     turn_memory,
 )
-from memoryd.ingest.worker import INGEST
-from memoryd.models import IngestResult, Memory, Message, format_ts, utcnow
-from memoryd.store.rows import to_us
-from memoryd.store.sessions import RawMessage
 from memoryd.validate import check_tags
 
 if TYPE_CHECKING:
-    from memoryd.tenancy.memories import TenantMemories
+    from memoryd.ingest.memories import TenantMemories
 
 # how long a turn sent without a session id counts as a repeat of the same words
 # stored before: longer than a working session, whose hooks resend the last turns

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memoryd.ingest.apply import retire
+from memoryd.ingest.memories import TenantMemories
 from memoryd.ingest.neighbours import EXTRACTED_TYPES, existing_for
 from memoryd.ingest.reconcile import (
     SUPPORT_CONFIDENCE_STEP,
@@ -50,16 +51,15 @@ from memoryd.ingest.reconcile import (
 )
 from memoryd.ingest.reconcile_llm import Verdict, reconcile_with_llm
 from memoryd.ingest.rules import extract_facts
-from memoryd.ingest.worker import TaskInterrupted
+from memoryd.jobs.worker import TaskInterrupted
 from memoryd.llm import LLMClient, LLMError, Usage
 from memoryd.models import Memory, MemoryType, personal_space, utcnow
 from memoryd.periodic import Periodic
 from memoryd.store import MemoryFilter
-from memoryd.tenancy.memories import TenantMemories
 
 if TYPE_CHECKING:
     from memoryd.engine import Engine
-    from memoryd.ingest.worker import TaskWorker
+    from memoryd.jobs.worker import TaskWorker
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from memoryd.store import MemoryFilter
 from memoryd.store.rows import to_us
 
 if TYPE_CHECKING:
-    from memoryd.tenancy.memories import TenantMemories
+    from memoryd.ingest.memories import TenantMemories
 
 # nearest neighbours of a new direct memory checked for the same content (same text, same vector)
 REPEAT_PROBE = 8

@@ -31,7 +31,7 @@ from memoryd.models import Memory, MemoryType, utcnow
 from memoryd.store import MemoryFilter
 
 if TYPE_CHECKING:
-    from memoryd.tenancy.memories import TenantMemories
+    from memoryd.ingest.memories import TenantMemories
 
 EXTRACTED_TYPES = (MemoryType.INSIGHT, MemoryType.PINNED)
 

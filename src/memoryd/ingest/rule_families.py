@@ -1,6 +1,6 @@
 """The rule families of the extractor, one regex a line, English and Chinese.
 
-A line is ``slot flags | regex`` (:func:`memoryd.ingest.rule_tables.rules`):
+A line is ``slot flags | regex`` (:func:`memoryd.text.rule_tables.rules`):
 the slot a match fills (``-``: derived from the value, ``uses``: the tool
 used for a topic), and the flags ``c`` (the wording says the value changed:
 "I moved to", "我搬到"), ``x`` (one value at a time: "prefer", "favourite")
@@ -12,7 +12,7 @@ Madrid" once and "we relocated to Oslo", "I left teaching and now work as",
 
 from __future__ import annotations
 
-from memoryd.ingest.rule_tables import Kind, Rule, rules
+from memoryd.text.rule_tables import Kind, Rule, rules
 
 BIOGRAPHY_RULES = rules(r"""
 name       | \bmy\s+(?:first\s+|full\s+)?name\s+is\s+<OBJ>

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 
 from memoryd.ingest import slots
-from memoryd.ingest.privacy import REDACTED
 from memoryd.ingest.rule_families import FAMILIES
-from memoryd.ingest.rule_tables import (
+from memoryd.privacy import REDACTED
+from memoryd.text.rule_tables import (
     BAD_VALUE,
     COMPARE,
     COMPARE_BEFORE,

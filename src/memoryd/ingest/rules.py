@@ -6,7 +6,7 @@ Rome next week", "I live in Lisbon", "we relocated to Oslo", "I left teaching
 and now work as a UX designer", and their Chinese twins. Each family is a
 table of regexes (:mod:`memoryd.ingest.rule_families`); a user sentence that
 matches becomes an :class:`ExtractedFact`, written as a fact about the user
-(:mod:`memoryd.ingest.phrasing`: "The user relocated to Oslo in the spring
+(:mod:`memoryd.text.phrasing`: "The user relocated to Oslo in the spring
 (2026-06)."), with the sentence the user said kept as its source. Lead-ins
 ("Big news:", "Remember that", "记住：") are not part of a fact. Questions,
 greetings, thanks and talk about the assistant give nothing: "what do I
@@ -46,11 +46,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memoryd.ingest import slots
-from memoryd.ingest.phrasing import index_entry, named_fact, third_person
-from memoryd.ingest.privacy import redact
 from memoryd.ingest.rule_families import NEG_VERBS
 from memoryd.ingest.rule_match import find_hits, merge
-from memoryd.ingest.rule_tables import (
+from memoryd.models import MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS, Category
+from memoryd.privacy import redact
+from memoryd.text.phrasing import index_entry, named_fact, third_person
+from memoryd.text.rule_tables import (
     CHANGE,
     JOINER,
     LEAD_IN,
@@ -63,7 +64,6 @@ from memoryd.ingest.rule_tables import (
     WRAPPING_QUOTES,
     Kind,
 )
-from memoryd.models import MAX_L0_CHARS, MAX_L1_CHARS, MAX_L2_CHARS, Category
 
 MAX_FACTS = 50
 # seed 000 §1.1/§1.4: profile is who the user is, patterns recurring behaviour,

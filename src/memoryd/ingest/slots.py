@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from memoryd.ingest.rule_tables import words
+from memoryd.text.rule_tables import words
 
 # slots that hold one value at a time: a new value replaces the old one
 SINGLE_VALUED = frozenset(

@@ -46,8 +46,8 @@ from memoryd.ingest.admission import admit
 from memoryd.ingest.apply import apply_decision
 from memoryd.ingest.attributes import read_session
 from memoryd.ingest.extract_llm import extract_with_llm
+from memoryd.ingest.memories import TenantMemories
 from memoryd.ingest.neighbours import existing_for
-from memoryd.ingest.noise import MAX_LEARNED_NOISE, NoiseFilter
 from memoryd.ingest.reconcile import (
     DUPLICATE_SIMILARITY,
     Candidate,
@@ -59,10 +59,10 @@ from memoryd.ingest.reconcile import (
 )
 from memoryd.ingest.reconcile_llm import Verdict, reconcile_with_llm
 from memoryd.ingest.select import select_messages
-from memoryd.ingest.worker import TaskWorker
+from memoryd.jobs.worker import TaskWorker
 from memoryd.llm import LLMClient, LLMError, Usage, create_llm
 from memoryd.models import parse_ts
-from memoryd.tenancy.memories import TenantMemories
+from memoryd.text.noise import MAX_LEARNED_NOISE, NoiseFilter
 
 # how sure a rule match is that it found a durable fact (an LLM says so per fact)
 RULE_CONFIDENCE = 0.7

@@ -23,8 +23,8 @@ from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
 from memoryd.imports.service import start_import_worker
 from memoryd.models import wire
+from memoryd.omniroute import clear_entries
 from memoryd.profile import build_profile
-from memoryd.proxy.memory_api import clear_entries
 from memoryd.service import LOCAL_TENANT, MemoryService
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ class Backend(ABC):
 
     @abstractmethod
     def clear(self, memory_type: str | None, older_than: str | None, everything: bool) -> Json:
-        """Delete memories by OmniRoute type and age (see memoryd.proxy.memory_api)."""
+        """Delete memories by OmniRoute type and age (see memoryd.omniroute)."""
 
     @abstractmethod
     def lcm_grep(self, conversation_id: str, query: str, limit: int) -> Json: ...

@@ -204,7 +204,7 @@ async def serve_http(backend: Backend, host: str, port: int, path: str = DEFAULT
             yield
 
     from memoryd.config import load_settings
-    from memoryd.server.browser import BrowserGuard, BrowserPolicy
+    from memoryd.web.browser import BrowserGuard, BrowserPolicy
 
     settings = load_settings()
     # the main server's rule for web pages and host names, not the SDK's own localhost one:

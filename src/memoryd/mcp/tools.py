@@ -19,7 +19,7 @@ from memoryd.mcp.spec import ToolSpec
 from memoryd.mcp.spec import object_schema as _object
 from memoryd.mcp.spec import string as _string
 from memoryd.mcp.spec import strings as _strings
-from memoryd.proxy.memory_api import TYPES
+from memoryd.omniroute import TYPES
 
 DEFAULT_SEARCH_LIMIT = 10
 DEFAULT_LIST_LIMIT = 20

@@ -2,7 +2,7 @@
 
 A client or dashboard written for OmniRoute's memory API works against
 memoryd as it is; what it reads and writes are memoryd's memories of the
-calling key's tenant (see :mod:`memoryd.proxy.memory_api` for the mapping).
+calling key's tenant (see :mod:`memoryd.omniroute` for the mapping).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request
 
+from memoryd import omniroute as memory_api
 from memoryd.errors import ValidationError
-from memoryd.proxy import memory_api
 from memoryd.proxy.summarize import summarize
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
-from memoryd.server.guard import tenant_of
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
+from memoryd.web.guard import tenant_of
 
 router = APIRouter(tags=["omniroute compatibility"])
 JsonBody = Annotated[dict[str, Any], Body()]

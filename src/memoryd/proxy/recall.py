@@ -18,13 +18,13 @@ import sys
 from datetime import timedelta
 
 from memoryd.errors import ValidationError
-from memoryd.ingest.conversation import transcript_line
 from memoryd.inject import RECALL_MIN_SIMILARITY, render_context
 from memoryd.models import Memory, MemoryType, State, utcnow
 from memoryd.proxy.settings import MemorySettings
 from memoryd.retrieve.subject_match import set_aside
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
+from memoryd.text.conversation import transcript_line
 
 # a last message shorter than this is read together with the one before it
 SHORT_QUERY_CHARS = 40

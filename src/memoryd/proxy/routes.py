@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from memoryd.proxy.forward import Proxy, dialect_for
 from memoryd.proxy.wire import ANTHROPIC, OPENAI
-from memoryd.server.guard import tenant_of
+from memoryd.web.guard import tenant_of
 
 router = APIRouter(tags=["proxy"])
 

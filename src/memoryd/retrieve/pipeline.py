@@ -19,7 +19,6 @@ import numpy.typing as npt
 
 from memoryd.embed import Embedder
 from memoryd.errors import MemorydError
-from memoryd.ingest.attributes import asked_attributes
 from memoryd.models import (
     Memory,
     MemoryType,
@@ -58,6 +57,7 @@ from memoryd.retrieve.subject_match import asked_attribute, subject_match
 from memoryd.retrieve.topk_cap import topk_cap
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.protocol import Store
+from memoryd.text.attribute_meaning import asked_attributes
 
 log = logging.getLogger(__name__)
 # query vectors kept per retriever (384 float32 each with the bundled model: ~1.5 MB)

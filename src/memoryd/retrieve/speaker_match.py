@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from memoryd.ingest.conversation import GENERIC_ROLES
 from memoryd.models import Memory, MemoryType
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import SearchConfig
+from memoryd.text.conversation import GENERIC_ROLES
 
 _WORD = re.compile(r"\w+")
 # a speaker name longer than this is no name (a role like "tool output of search_web")

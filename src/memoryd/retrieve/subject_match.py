@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from memoryd.models import ABOUT_PREFIX, NOT_A_VALUE_MARKS, OTHER_MARK, PAST_MARK, PLAN_MARK
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import SearchConfig
-from memoryd.statements import asks_about_past, asks_about_plans, names_the_other
+from memoryd.text.statements import asks_about_past, asks_about_plans, names_the_other
 
 
 def set_aside(marks: Sequence[str], content: str, query: str) -> str | None:

@@ -6,7 +6,7 @@ options (the CLI's other commands) does not load FastAPI.
 
 from typing import TYPE_CHECKING, Any
 
-from memoryd.server.options import ServeOptions
+from memoryd.web.options import ServeOptions
 
 if TYPE_CHECKING:
     from memoryd.server.app import create_app

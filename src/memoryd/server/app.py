@@ -28,19 +28,8 @@ from memoryd.ingest.consolidate import Schedule, start_consolidation_worker
 from memoryd.proxy import compat
 from memoryd.proxy import routes as proxy_routes
 from memoryd.proxy.forward import Proxy, dialect_for
-from memoryd.server import errors
-from memoryd.server.browser import BrowserGuard, BrowserPolicy
-from memoryd.server.errors import CompactJSON, ErrorFormat
-from memoryd.server.guard import DOCS_ASSETS, Guard, GuardOptions
 from memoryd.server.metrics import CONTENT_TYPE as METRICS_TYPE
 from memoryd.server.metrics import Observed, ServerMetrics, is_admin
-from memoryd.server.options import (
-    DEFAULT_HOST,
-    ENV_HOST,
-    ENV_NO_AUTH,
-    ServeOptions,
-    is_loopback,
-)
 from memoryd.server.routes import (
     agent_tasks,
     checkpoints,
@@ -57,6 +46,17 @@ from memoryd.server.routes import (
 )
 from memoryd.service import LOCAL_TENANT, MemoryService
 from memoryd.tenancy.tenants import Tenants
+from memoryd.web import errors
+from memoryd.web.browser import BrowserGuard, BrowserPolicy
+from memoryd.web.errors import CompactJSON, ErrorFormat
+from memoryd.web.guard import DOCS_ASSETS, Guard, GuardOptions
+from memoryd.web.options import (
+    DEFAULT_HOST,
+    ENV_HOST,
+    ENV_NO_AUTH,
+    ServeOptions,
+    is_loopback,
+)
 
 
 def create_app(

@@ -12,9 +12,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memoryd.models import wire
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import Body
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["tasks"])
 

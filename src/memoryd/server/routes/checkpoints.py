@@ -17,9 +17,9 @@ from memoryd.continuity import Continuity, Owner
 from memoryd.continuity.config import ContinuityConfig
 from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
-from memoryd.server.deps import AgentHeader, Caller, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import Body
+from memoryd.web.deps import AgentHeader, Caller, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["checkpoints"])
 MIN_RESTORE_CHARS = 200  # room for the fence and the first lines

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memoryd.models import wire
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["memories"])
 

@@ -13,9 +13,9 @@ from typing import Any
 from fastapi import APIRouter
 
 from memoryd.context import ContextEngine
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import Body
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["context"])
 

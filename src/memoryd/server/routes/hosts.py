@@ -3,7 +3,7 @@
 They send the user's words here rather than re-implement the Python rules:
 
 * ``POST /v1/remember`` keeps what a user asked to be remembered as pinned
-  memories, by the rules of ``memoryd.hooks.remember``: only the sentences
+  memories, by the rules of ``memoryd.text.remember``: only the sentences
   that carry a keyword ("remember that …", "记住 …"), never a question, and
   only when something besides the request is left. Each sentence is its own
   memory under a key made of its words, so the same message twice keeps one.
@@ -22,13 +22,13 @@ from typing import Any
 from fastapi import APIRouter
 
 from memoryd.errors import ValidationError
-from memoryd.hooks.remember import memory_key, remember_request
-from memoryd.ingest.conversation import unquoted
 from memoryd.inject import DEFAULT_BUDGET_TOKENS, render_context
 from memoryd.profile import build_profile
-from memoryd.server.deps import AgentHeader, Caller, memory_json, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import Body
+from memoryd.text.conversation import unquoted
+from memoryd.text.remember import memory_key, remember_request
+from memoryd.web.deps import AgentHeader, Caller, memory_json, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["memories"])
 

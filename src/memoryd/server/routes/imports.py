@@ -11,40 +11,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
 
-from memoryd.errors import ValidationError
 from memoryd.imports.service import DEFAULT_LIST_LIMIT, Imports
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
+from memoryd.web.uploads import flag, read_upload_form
 
 router = APIRouter(tags=["imports"])
-TEXT_FIELDS = ("file_type", "strategy", "post_process", "force", "agent_id", "space_id")
-TRUE, FALSE = ("true", "1", "yes"), ("false", "0", "no")
-
-
-def _flag(value: str | None, name: str, default: bool) -> bool:
-    if value is None or value == "":
-        return default
-    if value.lower() in TRUE:
-        return True
-    if value.lower() in FALSE:
-        return False
-    raise ValidationError(f"{name} must be true or false, got {value[:20]!r}")
-
-
-async def read_upload_form(request: Request) -> tuple[bytes, str, dict[str, str]]:
-    """The first ``file`` part's bytes and name, and the text fields."""
-    kind = request.headers.get("content-type", "")
-    if not kind.lower().startswith("multipart/form-data"):
-        raise ValidationError("expected a multipart/form-data body with a 'file' field")
-    async with request.form() as form:
-        upload = form.get("file")
-        if not isinstance(upload, UploadFile):
-            raise ValidationError("no 'file' field")
-        data = await upload.read()
-        fields = {k: v for k, v in form.items() if k in TEXT_FIELDS and isinstance(v, str)}
-        return data, upload.filename or "upload", fields
 
 
 @router.post("/v1/files", status_code=202)
@@ -62,8 +35,8 @@ async def create_import(request: Request, svc: Caller) -> CompactJSON:
     options: dict[str, Any] = {
         "file_type": f.get("file_type") or "memory",
         "strategy": f.get("strategy") or "auto",
-        "post_process": _flag(f.get("post_process"), "post_process", True),
-        "force": _flag(f.get("force"), "force", False),
+        "post_process": flag(f.get("post_process"), "post_process", True),
+        "force": flag(f.get("force"), "force", False),
         "agent_id": f.get("agent_id") or None,
         "space_id": f.get("space_id") or None,
     }

@@ -10,11 +10,11 @@ from fastapi import APIRouter, Header, Query
 from memoryd.errors import PayloadTooLargeError, ValidationError
 from memoryd.models import Category, MemoryType, State, wire
 from memoryd.profile import build_profile
-from memoryd.server.deps import AgentHeader, Caller, memory_json, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import BatchDelete, MemoryCreate, MemoryUpdate, dump
 from memoryd.store import MemoryFilter
 from memoryd.validate import parse_enum
+from memoryd.web.deps import AgentHeader, Caller, memory_json, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["memories"])
 DELETE_ALL_CONFIRMATION = "delete-all"

@@ -14,9 +14,9 @@ from starlette.responses import Response
 
 from memoryd.errors import ValidationError
 from memoryd.portability import import_jsonl
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
-from memoryd.server.export_stream import NDJSON, export_response
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
+from memoryd.web.export_stream import NDJSON, export_response
 
 router = APIRouter(tags=["portability"])
 

@@ -13,9 +13,9 @@ from pydantic import Field
 
 from memoryd.continuity.layers import SessionLayers
 from memoryd.models import wire
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import Body
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["checkpoints"])
 

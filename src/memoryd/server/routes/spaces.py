@@ -10,8 +10,6 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memoryd.models import normalise_space_id, wire
-from memoryd.server.deps import Caller, memory_json, ok, space_json
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import (
     BatchShare,
     MemberIn,
@@ -29,6 +27,8 @@ from memoryd.server.schemas import (
     SpaceUpdate,
     dump,
 )
+from memoryd.web.deps import Caller, memory_json, ok, space_json
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["spaces"])
 sharing_router = APIRouter(tags=["sharing"])

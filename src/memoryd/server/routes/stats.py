@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.stats import Stats
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["stats"])
 

@@ -7,10 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from memoryd.models import ApiKey, wire
-from memoryd.server.deps import Caller, ok
-from memoryd.server.errors import CompactJSON
 from memoryd.server.schemas import KeyCreate, TenantCreate
 from memoryd.tenancy.tenants import Tenants
+from memoryd.web.deps import Caller, ok
+from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["tenants"])
 

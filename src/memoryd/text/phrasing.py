@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from memoryd.ingest.rule_tables import words
+from memoryd.text.rule_tables import words
 
 SUBJECT = "the user"
 LATER = "they"

@@ -19,9 +19,6 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from memoryd.errors import ValidationError
-from memoryd.ingest.noise import says_nothing
-from memoryd.ingest.privacy import redact
-from memoryd.ingest.rule_tables import USER_ROLES
 from memoryd.models import (
     TOOL_OUTPUT_MARK,
     Category,
@@ -32,6 +29,9 @@ from memoryd.models import (
     to_utc,
     utcnow,
 )
+from memoryd.privacy import redact
+from memoryd.text.noise import says_nothing
+from memoryd.text.rule_tables import USER_ROLES
 from memoryd.validate import MAX_CONTENT_CHARS, check_time
 
 MAX_MESSAGES = 10_000

@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.errors import MemorydError
-from memoryd.ingest.conversation import embedding_text
 from memoryd.store.protocol import SessionRecords
+from memoryd.text.conversation import embedding_text
 
 log = logging.getLogger(__name__)
 

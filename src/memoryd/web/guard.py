@@ -23,12 +23,12 @@ from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memoryd.dashboard.session import COOKIE, UPLOAD_PATH, is_dashboard_path
 from memoryd.errors import ForbiddenError, MemorydError, UnauthorizedError
 from memoryd.models import Tenant
-from memoryd.server.errors import ErrorFormat, error_response
-from memoryd.server.json_body import json_problem, read_body, replay
 from memoryd.tenancy.tenants import Tenants
+from memoryd.web.errors import ErrorFormat, error_response
+from memoryd.web.json_body import json_problem, read_body, replay
+from memoryd.web.session import COOKIE, UPLOAD_PATH, is_dashboard_path
 
 # /metrics checks the admin key itself (open when none is set)
 PUBLIC_PATHS = frozenset(

@@ -20,8 +20,8 @@ import threading
 
 import snowballstemmer
 
-from memoryd.ingest.conversation import spoken
-from memoryd.ingest.rule_tables import META, QUESTION
+from memoryd.text.conversation import spoken
+from memoryd.text.rule_tables import META, QUESTION
 
 # another person as the subject: "my sister …", "my coworker Lina …", "我老公…", "我妈…"
 _RELATION_EN = (

@@ -31,8 +31,8 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memoryd.errors import ValidationError
-from memoryd.server.errors import error_response
-from memoryd.server.options import is_loopback
+from memoryd.web.errors import error_response
+from memoryd.web.options import is_loopback
 
 LOOPBACK_NAMES = frozenset(("localhost", "127.0.0.1", "::1"))
 DEFAULT_PORTS = {"http": 80, "https": 443}

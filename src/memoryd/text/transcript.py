@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from memoryd.inject import FENCE_TAG
+from memoryd.privacy import MEMORYD_FENCE_TAG as FENCE_TAG
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.ingest.rule_tables import NOISE as CHATTER_WORDS
+from memoryd.text.rule_tables import NOISE as CHATTER_WORDS
 
 NOISE_THRESHOLD = 0.82
 # the roles that answer the user: their short exclamations react, they do not inform

@@ -8,9 +8,9 @@ from fastapi import Depends, Header, Request, Security
 from fastapi.security import APIKeyHeader
 
 from memoryd.models import Memory, Space, wire
-from memoryd.server.errors import CompactJSON
-from memoryd.server.guard import tenant_of
 from memoryd.service import MemoryService
+from memoryd.web.errors import CompactJSON
+from memoryd.web.guard import tenant_of
 
 # declares the key in the OpenAPI document (securitySchemes), so /docs can send it; the
 # Guard checks it before any route runs, so the value is not read here

@@ -109,7 +109,7 @@ class TenantMemories(TenantScope):
         Values equal to the current ones are no change: a call that changes
         nothing writes nothing (no history row, no new version).
         """
-        from memoryd.ingest.conversation import embedding_text
+        from memoryd.text.conversation import embedding_text
 
         parsed = parse_changes(fields)
         if "scope" in parsed:

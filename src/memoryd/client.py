@@ -26,9 +26,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from memoryd import errors
+from memoryd.extras import extra
 from memoryd.jobs.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
@@ -37,6 +36,8 @@ from memoryd.remote_call import Call, R
 from memoryd.text.conversation import check_message
 
 if TYPE_CHECKING:
+    import httpx
+
     from memoryd.client_tasks import RemoteTasks
 
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -306,6 +307,8 @@ class RemoteMemory:
         timeout: float = DEFAULT_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        with extra("remote", "RemoteMemory"):
+            import httpx
         base, headers = settings(url, api_key, agent_id, session_id)
         self.agent_id = agent_id
         self._http = httpx.Client(
@@ -313,6 +316,8 @@ class RemoteMemory:
         )
 
     def _send(self, call: Call[R]) -> R:
+        import httpx  # loaded by the constructor
+
         try:
             response = self._http.request(call.method, call.path, **call.options)
         except httpx.HTTPError as exc:

@@ -104,3 +104,11 @@ class PayloadTooLargeError(MemorydError):
     code = "payload_too_large"
     prefix = "payload too large"
     http_status = 413
+
+
+class MissingExtraError(MemorydError):
+    """A feature whose libraries are an extra that is not installed (``memoryd[server]``)."""
+
+    code = "missing_extra"
+    prefix = "missing extra"
+    http_status = 501

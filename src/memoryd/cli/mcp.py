@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memoryd.cli.app import SERVER, app, err, state
+from memoryd.cli.app import SERVER, app, err, fail, state
 from memoryd.errors import MemorydError
+from memoryd.extras import extra
 from memoryd.web.options import DEFAULT_HOST, is_loopback
 
 if TYPE_CHECKING:
@@ -73,15 +74,14 @@ def mcp(
     MEMORYD_API_KEY (or OMEM_API_KEY). Over http the endpoint is
     http://HOST:PORT/mcp.
     """
-    import anyio
-
-    from memoryd.mcp.server import serve_http, serve_stdio
-
     try:
+        with extra("mcp", "memoryd mcp"):
+            import anyio
+
+            from memoryd.mcp.server import serve_http, serve_stdio
         backend = make_backend(agent_id, session_id)
     except MemorydError as exc:
-        err.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from None
+        raise fail(exc) from None
     err.print(f"memoryd mcp: {backend.describe}, over {transport.value}")
     if transport is Transport.http:
         if not is_loopback(host):

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memoryd.cli.app import SERVER, app, console, err, state
+from memoryd.cli.app import SERVER, app, console, fail, state
 from memoryd.errors import MemorydError, StorageDamagedError, ValidationError
+from memoryd.extras import extra
 from memoryd.web.options import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -64,7 +65,11 @@ def serve(
     try:
         ServeOptions(host=host, no_auth=no_auth).check()
         settings = load_settings(state.home)
-        from memoryd.web.browser import BrowserPolicy  # the web stack loads only here
+        with extra("server", "memoryd serve"):  # the web stack loads only here
+            import uvicorn
+
+            from memoryd.server.app import create_app  # noqa: F401  (all of it, now)
+            from memoryd.web.browser import BrowserPolicy
 
         # a bad MEMORYD_CORS_ORIGINS is one clear error now, not one per worker later
         BrowserPolicy.for_server(host, settings.cors_origins, settings.allowed_hosts)
@@ -73,8 +78,7 @@ def serve(
         if not no_auth:
             _bootstrap_key(settings.home)
     except MemorydError as exc:
-        err.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from None
+        raise fail(exc) from None
     os.environ["MEMORYD_HOME"] = str(settings.home)
     os.environ[ENV_HOST] = host
     os.environ[ENV_NO_AUTH] = "1" if no_auth else "0"
@@ -91,8 +95,6 @@ def serve(
         markup=True,
         highlight=False,
     )
-    import uvicorn  # only here: the other commands start without the web stack
-
     from memoryd.server.logs import log_config
 
     uvicorn.run(

@@ -8,6 +8,7 @@ import numpy as np
 
 from memoryd.embed.client import Embedder, Vectors
 from memoryd.errors import EmbeddingError, ValidationError
+from memoryd.extras import extra
 
 BATCH_SIZE = 64
 TIMEOUT_S = 30.0
@@ -22,7 +23,8 @@ class OpenAIEmbedder(Embedder):
         dimensions: int | None = None,
         batch_size: int = BATCH_SIZE,
     ) -> None:
-        from openai import OpenAI
+        with extra("llm", "the openai embedder"):
+            from openai import OpenAI
 
         if not model:
             raise ValidationError("MEMORYD_EMBED_MODEL is required with the openai embedder")

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from memoryd.errors import ValidationError
+from memoryd.extras import extra
 from memoryd.imports.split import ANY_HEADING
 
 PDF_MAGIC = b"%PDF-"
@@ -78,8 +79,9 @@ def decode(data: bytes, filename: str) -> Decoded:
 
 
 def pdf_text(data: bytes, filename: str) -> str:
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    with extra("pdf", "importing a PDF file"):
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data))

@@ -17,6 +17,7 @@ import threading
 from typing import TYPE_CHECKING, Any, cast
 
 from memoryd.errors import ValidationError
+from memoryd.extras import extra
 from memoryd.llm.client import ChatResult, LLMClient, LLMError, Message
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ class OpenAICompatibleLLM(LLMClient):
         temperature: float = DEFAULT_TEMPERATURE,
         max_tokens: int | None = None,
     ) -> None:
-        from openai import OpenAI
+        with extra("llm", "an LLM"):
+            from openai import OpenAI
 
         if not model:
             raise ValidationError("MEMORYD_LLM_MODEL is required to use an LLM")

@@ -11,6 +11,7 @@ import logging
 from abc import ABC, abstractmethod
 from typing import Any
 
+from memoryd.extras import extra
 from memoryd.retrieve.candidate import Candidate
 from memoryd.retrieve.config import RERANK_TIMEOUT_S, SearchConfig
 
@@ -52,7 +53,9 @@ class HttpCrossEncoder(CrossEncoder):
         return {"Authorization": f"Bearer {self.api_key}"}
 
     def rerank(self, query: str, documents: list[str]) -> list[float]:
-        import httpx  # here: a search with no reranker configured never loads the HTTP client
+        # here: a search with no reranker configured never loads the HTTP client
+        with extra("llm", "a reranking service"):
+            import httpx
 
         response = httpx.post(
             self.url, json=self.body(query, documents), headers=self.headers(), timeout=self.timeout

@@ -16,7 +16,10 @@ __all__ = ["ServeOptions", "create_app"]
 
 def __getattr__(name: str) -> Any:
     if name == "create_app":
-        from memoryd.server.app import create_app
+        from memoryd.extras import extra
+
+        with extra("server", "the REST server"):
+            from memoryd.server.app import create_app
 
         return create_app
     raise AttributeError(name)

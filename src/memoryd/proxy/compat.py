@@ -15,10 +15,10 @@ from memoryd import omniroute as memory_api
 from memoryd.errors import ValidationError
 from memoryd.proxy.summarize import summarize
 from memoryd.web.deps import Caller, ok
-from memoryd.web.errors import CompactJSON
+from memoryd.web.errors import ERROR_RESPONSES, CompactJSON
 from memoryd.web.guard import tenant_of
 
-router = APIRouter(tags=["omniroute compatibility"])
+router = APIRouter(tags=["omniroute compatibility"], responses=ERROR_RESPONSES)
 JsonBody = Annotated[dict[str, Any], Body()]
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from memoryd.errors import MemorydError, StorageFullError, StorageReadOnlyError
 
@@ -35,7 +36,36 @@ HTTP_CODES = {
 }
 
 
-class CompactJSON(Response):
+class ErrorDetail(BaseModel):
+    code: str = Field(description="stable, for programs: validation_error, not_found, …")
+    message: str = Field(description="for people")
+
+
+class ErrorBody(BaseModel):
+    """Every error of the API: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+_ERROR_STATUSES = {
+    400: "the request is malformed or a value is invalid",
+    401: "no key, or a key that is unknown or revoked",
+    403: "the key's tenant may not do this",
+    404: "no such record, or not visible to this key",
+    409: "in conflict with what is stored",
+    413: "a body or file over its size limit",
+    422: "a body of the wrong shape",
+    500: "the server failed (its log says why)",
+    503: "the database is damaged or read-only",
+    507: "the disk is full",
+}
+# the error answers every router declares
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text} for status, text in _ERROR_STATUSES.items()
+}
+
+
+class CompactJSON(JSONResponse):
     """Compact separators and ``id`` first, as the ourmem clients parse it."""
 
     media_type = "application/json"

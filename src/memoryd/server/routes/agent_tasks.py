@@ -12,11 +12,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memoryd.models import wire
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.server.schemas import Body
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["tasks"])
+router = APIRouter(tags=["tasks"], responses=ERROR_RESPONSES)
 
 
 class TaskCreate(Body):

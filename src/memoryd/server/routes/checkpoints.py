@@ -17,11 +17,12 @@ from memoryd.continuity import Continuity, Owner
 from memoryd.continuity.config import ContinuityConfig
 from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.server.schemas import Body
 from memoryd.web.deps import AgentHeader, Caller, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["checkpoints"])
+router = APIRouter(tags=["checkpoints"], responses=ERROR_RESPONSES)
 MIN_RESTORE_CHARS = 200  # room for the fence and the first lines
 
 

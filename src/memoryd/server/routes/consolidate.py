@@ -5,10 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memoryd.models import wire
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["memories"])
+router = APIRouter(tags=["memories"], responses=ERROR_RESPONSES)
 
 
 @router.post("/v1/consolidate", status_code=202)

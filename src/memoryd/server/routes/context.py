@@ -13,11 +13,12 @@ from typing import Any
 from fastapi import APIRouter
 
 from memoryd.context import ContextEngine
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.server.schemas import Body
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["context"])
+router = APIRouter(tags=["context"], responses=ERROR_RESPONSES)
 
 
 class IngestBody(Body):

@@ -24,13 +24,14 @@ from fastapi import APIRouter
 from memoryd.errors import ValidationError
 from memoryd.inject import DEFAULT_BUDGET_TOKENS, render_context
 from memoryd.profile import build_profile
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.server.schemas import Body
 from memoryd.text.conversation import unquoted
 from memoryd.text.remember import memory_key, remember_request
 from memoryd.web.deps import AgentHeader, Caller, memory_json, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["memories"])
+router = APIRouter(tags=["memories"], responses=ERROR_RESPONSES)
 
 
 class RememberBody(Body):

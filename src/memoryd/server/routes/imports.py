@@ -13,11 +13,12 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.imports.service import DEFAULT_LIST_LIMIT, Imports
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 from memoryd.web.uploads import flag, read_upload_form
 
-router = APIRouter(tags=["imports"])
+router = APIRouter(tags=["imports"], responses=ERROR_RESPONSES)
 
 
 @router.post("/v1/files", status_code=202)

@@ -10,17 +10,34 @@ from fastapi import APIRouter, Header, Query
 from memoryd.errors import PayloadTooLargeError, ValidationError
 from memoryd.models import Category, MemoryType, State, wire
 from memoryd.profile import build_profile
+from memoryd.server.responses import (
+    ERROR_RESPONSES,
+    Deleted,
+    History,
+    IngestAccepted,
+    MemoryOut,
+    MemoryPage,
+    Profile,
+    SearchResults,
+    Status,
+    Task,
+)
 from memoryd.server.schemas import BatchDelete, MemoryCreate, MemoryUpdate, dump
 from memoryd.store import MemoryFilter
 from memoryd.validate import parse_enum
 from memoryd.web.deps import AgentHeader, Caller, memory_json, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["memories"])
+router = APIRouter(tags=["memories"], responses=ERROR_RESPONSES)
 DELETE_ALL_CONFIRMATION = "delete-all"
 
 
-@router.post("/v1/memories", status_code=201)
+@router.post(
+    "/v1/memories",
+    status_code=201,
+    response_model=MemoryOut,
+    responses={202: {"model": IngestAccepted, "description": "a conversation, accepted"}},
+)
 def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = None) -> CompactJSON:
     """A direct memory from ``content`` (201), or a conversation from ``messages`` (202).
 
@@ -68,7 +85,7 @@ def create_memory(body: MemoryCreate, svc: Caller, x_agent_id: AgentHeader = Non
     return ok(memory_json(memory), 201)
 
 
-@router.get("/v1/memories")
+@router.get("/v1/memories", response_model=MemoryPage)
 def list_memories(
     svc: Caller,
     limit: int = 20,
@@ -108,7 +125,7 @@ def list_memories(
     )
 
 
-@router.get("/v1/memories/search")
+@router.get("/v1/memories/search", response_model=SearchResults)
 def search_memories(
     svc: Caller,
     q: str,
@@ -175,7 +192,7 @@ def search_memories(
     return ok(out)
 
 
-@router.post("/v1/memories/batch-delete")
+@router.post("/v1/memories/batch-delete", response_model=Deleted)
 def batch_delete(body: BatchDelete, svc: Caller) -> CompactJSON:
     """By ids, or by filter (a dry run count unless ``confirm``)."""
     f = None
@@ -200,7 +217,7 @@ def _enum_list(name: str, value: str | None) -> list[Any]:
     return [] if not value else [parse_enum(FILTER_ENUMS[name], value)]
 
 
-@router.delete("/v1/memories/all")
+@router.delete("/v1/memories/all", response_model=Deleted)
 def delete_all(
     svc: Caller, x_confirm: Annotated[str | None, Header(alias="X-Confirm")] = None
 ) -> CompactJSON:
@@ -210,7 +227,7 @@ def delete_all(
     return ok(svc.delete_all(confirm=True))
 
 
-@router.get("/v1/memories/{memory_id}")
+@router.get("/v1/memories/{memory_id}", response_model=MemoryOut)
 def get_memory(svc: Caller, memory_id: str, check_stale: bool = False) -> CompactJSON:
     memory = svc.get(memory_id)
     out = memory_json(memory)
@@ -219,39 +236,39 @@ def get_memory(svc: Caller, memory_id: str, check_stale: bool = False) -> Compac
     return ok(out)
 
 
-@router.get("/v1/memories/{memory_id}/history")
+@router.get("/v1/memories/{memory_id}/history", response_model=History)
 def memory_history(svc: Caller, memory_id: str) -> CompactJSON:
     """Every recorded change of a memory, oldest first (a memoryd addition)."""
     full_id = svc.resolve_id(memory_id)
     return ok({"memory_id": full_id, "history": svc.history(full_id)})
 
 
-@router.put("/v1/memories/{memory_id}")
+@router.put("/v1/memories/{memory_id}", response_model=MemoryOut)
 def update_memory(svc: Caller, memory_id: str, body: MemoryUpdate) -> CompactJSON:
     """Change fields; new ``content`` replaces ``l2_content`` too and is re-embedded."""
     return ok(memory_json(svc.update(memory_id, **(dump(body) or {}))))
 
 
-@router.delete("/v1/memories/{memory_id}")
+@router.delete("/v1/memories/{memory_id}", response_model=Status)
 def delete_memory(svc: Caller, memory_id: str) -> CompactJSON:
     svc.delete(memory_id)
     return ok({"status": "deleted"})
 
 
-@router.post("/v1/memories/{memory_id}/noise")
+@router.post("/v1/memories/{memory_id}/noise", response_model=Status)
 def mark_noise(svc: Caller, memory_id: str) -> CompactJSON:
     """Teach the noise filter: this memory is chatter (it is deleted; its vector is kept)."""
     svc.mark_noise(memory_id)
     return ok({"status": "marked_noise"})
 
 
-@router.get("/v1/tasks/{task_id}")
+@router.get("/v1/tasks/{task_id}", response_model=Task)
 def task_status(svc: Caller, task_id: str) -> CompactJSON:
     """The status of a conversation-ingest task (its id came from ``POST /v1/memories``)."""
     return ok(wire(svc.task(task_id)))
 
 
-@router.get("/v1/profile")
+@router.get("/v1/profile", response_model=Profile)
 def profile(svc: Caller, q: Annotated[str | None, Query()] = None) -> CompactJSON:
     """Static facts, recent context, an optional search, and all of it as one string."""
     return ok(build_profile(svc, q))

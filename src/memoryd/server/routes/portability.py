@@ -14,11 +14,12 @@ from starlette.responses import Response
 
 from memoryd.errors import ValidationError
 from memoryd.portability import import_jsonl
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 from memoryd.web.export_stream import NDJSON, export_response
 
-router = APIRouter(tags=["portability"])
+router = APIRouter(tags=["portability"], responses=ERROR_RESPONSES)
 
 
 @router.get("/v1/export")

@@ -13,11 +13,12 @@ from pydantic import Field
 
 from memoryd.continuity.layers import SessionLayers
 from memoryd.models import wire
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.server.schemas import Body
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["checkpoints"])
+router = APIRouter(tags=["checkpoints"], responses=ERROR_RESPONSES)
 
 
 # ten years: longer means no session at all, and past it the cut-off time overflows

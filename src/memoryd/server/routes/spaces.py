@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memoryd.models import normalise_space_id, wire
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.server.schemas import (
     BatchShare,
     MemberIn,
@@ -30,8 +31,8 @@ from memoryd.server.schemas import (
 from memoryd.web.deps import Caller, memory_json, ok, space_json
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["spaces"])
-sharing_router = APIRouter(tags=["sharing"])
+router = APIRouter(tags=["spaces"], responses=ERROR_RESPONSES)
+sharing_router = APIRouter(tags=["sharing"], responses=ERROR_RESPONSES)
 
 
 # ---------------------------------------------------------------------- spaces

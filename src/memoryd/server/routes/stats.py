@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.stats import Stats
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["stats"])
+router = APIRouter(tags=["stats"], responses=ERROR_RESPONSES)
 
 
 @router.get("/v1/stats")

@@ -7,12 +7,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from memoryd.models import ApiKey, wire
+from memoryd.server.responses import ERROR_RESPONSES
 from memoryd.server.schemas import KeyCreate, TenantCreate
 from memoryd.tenancy.tenants import Tenants
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 
-router = APIRouter(tags=["tenants"])
+router = APIRouter(tags=["tenants"], responses=ERROR_RESPONSES)
 
 
 def _tenants(request: Request) -> Tenants:

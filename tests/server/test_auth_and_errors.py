@@ -166,6 +166,24 @@ def test_openapi_document_matches_the_routes(server: RunningServer) -> None:
     ):
         assert path in paths, path
     assert "requestBody" in spec["paths"]["/v1/memories"]["post"]
+    # every operation says what it answers: a schema for its success status, and the wire
+    # contract's error body (not FastAPI's 422 shape) for an error of memoryd's own
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            answers = operation["responses"]
+            success = [
+                body["schema"]
+                for status, answer in answers.items()
+                if status.startswith("2")
+                for body in answer.get("content", {}).values()
+                if body.get("schema")
+            ]
+            assert success, f"{method.upper()} {path} declares no response schema"
+            if path.startswith("/v1/memories"):
+                error = answers["404"]["content"]["application/json"]["schema"]
+                assert error == {"$ref": "#/components/schemas/ErrorBody"}, (method, path)
+    page = spec["components"]["schemas"]["MemoryPage"]["properties"]
+    assert {"memories", "total_count", "limit", "offset"} <= set(page)
 
 
 def test_errors_inside_the_server_hide_their_trace(

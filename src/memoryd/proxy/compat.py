@@ -22,20 +22,20 @@ router = APIRouter(tags=["omniroute compatibility"], responses=ERROR_RESPONSES)
 JsonBody = Annotated[dict[str, Any], Body()]
 
 
-@router.get("/api/settings/memory")
+@router.get("/api/settings/memory", response_model=dict[str, Any])
 def get_settings(request: Request, svc: Caller) -> CompactJSON:
     """The tenant's memory settings (upstream keys masked)."""
     return ok(request.app.state.proxy.settings.get(tenant_of(request.state).id).public())
 
 
-@router.put("/api/settings/memory")
+@router.put("/api/settings/memory", response_model=dict[str, Any])
 def put_settings(request: Request, svc: Caller, body: JsonBody) -> CompactJSON:
     """Change some of the settings; the rest stay. Applies to the next request."""
     settings = request.app.state.proxy.settings.update(tenant_of(request.state).id, body)
     return ok(settings.public())
 
 
-@router.get("/api/memory")
+@router.get("/api/memory", response_model=dict[str, Any])
 def list_memory(
     svc: Caller,
     type: str | None = None,
@@ -53,26 +53,26 @@ def list_memory(
     )
 
 
-@router.post("/api/memory", status_code=201)
+@router.post("/api/memory", status_code=201, response_model=dict[str, Any])
 def create_memory(svc: Caller, body: JsonBody) -> CompactJSON:
     """A memory; with a ``key``, it replaces the memory that held the key."""
     return ok(memory_api.create_entry(svc, body), 201)
 
 
-@router.get("/api/memory/health")
+@router.get("/api/memory/health", response_model=dict[str, Any])
 def memory_health(svc: Caller) -> CompactJSON:
     """A create, list and delete round trip: ``{working, latencyMs, error?}``."""
     return ok(memory_api.health(svc))
 
 
-@router.post("/api/memory/summarize")
+@router.post("/api/memory/summarize", response_model=dict[str, Any])
 def summarize_memory(svc: Caller, body: JsonBody | None = None) -> CompactJSON:
     """Condense the memories past a token budget; the originals stay in their history."""
     body = body or {}
     return ok(summarize(svc, body.get("sessionId"), body.get("maxTokens")))
 
 
-@router.post("/api/memory/clear")
+@router.post("/api/memory/clear", response_model=dict[str, Any])
 def clear_memory(svc: Caller, body: JsonBody) -> CompactJSON:
     """Delete the memories of a ``type``, older than ``olderThan``, or ``all``."""
     unknown = set(body) - {"type", "olderThan", "all"}
@@ -84,11 +84,11 @@ def clear_memory(svc: Caller, body: JsonBody) -> CompactJSON:
     return ok(memory_api.clear_entries(svc, body.get("type"), body.get("olderThan"), everything))
 
 
-@router.get("/api/memory/{memory_id}")
+@router.get("/api/memory/{memory_id}", response_model=dict[str, Any])
 def get_memory(svc: Caller, memory_id: str) -> CompactJSON:
     return ok(memory_api.get_entry(svc, memory_id))
 
 
-@router.delete("/api/memory/{memory_id}")
+@router.delete("/api/memory/{memory_id}", response_model=dict[str, Any])
 def delete_memory(svc: Caller, memory_id: str) -> CompactJSON:
     return ok(memory_api.delete_entry(svc, memory_id))

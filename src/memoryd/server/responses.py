@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memoryd.models import Memory
+from memoryd.models import ApiKey, Memory, Space
 from memoryd.web.errors import ERROR_RESPONSES as ERROR_RESPONSES
+from memoryd.web.errors import ErrorDetail
 
 
 class MemoryOut(Memory):
@@ -98,3 +99,60 @@ class Profile(BaseModel):
     dynamic_context: list[str]
     search_results: list[ProfileHit] | None
     profile: str
+
+
+# an answer whose keys are a record's own (stats, imports, checkpoints, context): a JSON
+# object, described by the record's documentation (docs/server.md)
+Object = dict[str, Any]
+
+
+class Health(BaseModel):
+    status: str = Field(description="ok, or degraded (with 503)")
+    storage: str = Field(description="ok, damaged, full, read_only or failing")
+    error: ErrorDetail | None = None
+
+
+class TenantCreated(BaseModel):
+    id: str
+    api_key: str = Field(description="shown once: the store keeps only its hash")
+    status: str
+    name: str
+
+
+class KeyList(BaseModel):
+    keys: list[ApiKey]
+
+
+class KeyCreated(ApiKey):
+    api_key: str = Field(description="shown once: the store keeps only its hash")
+
+
+class SpaceList(BaseModel):
+    spaces: list[Space]
+
+
+class SpaceStatus(BaseModel):
+    status: str
+    space_id: str
+
+
+class Remembered(BaseModel):
+    memories: list[Memory]
+    bare: bool = Field(description="the text held no 'remember that' request of its own")
+
+
+class Recalled(BaseModel):
+    text: str = Field(description="the block to inject, empty when nothing is near")
+    count: int
+
+
+class TaskList(BaseModel):
+    tasks: list[Object]
+
+
+class Layers(BaseModel):
+    layers: list[Object]
+
+
+class Consolidated(BaseModel):
+    consolidated: int

@@ -17,7 +17,7 @@ from memoryd.continuity import Continuity, Owner
 from memoryd.continuity.config import ContinuityConfig
 from memoryd.continuity.service import dump
 from memoryd.errors import ValidationError
-from memoryd.server.responses import ERROR_RESPONSES
+from memoryd.server.responses import ERROR_RESPONSES, Object
 from memoryd.server.schemas import Body
 from memoryd.web.deps import AgentHeader, Caller, ok
 from memoryd.web.errors import CompactJSON
@@ -52,7 +52,7 @@ def _agent(given: str | None, header: str | None) -> str:
     return agent
 
 
-@router.post("/v1/checkpoints", status_code=201)
+@router.post("/v1/checkpoints", status_code=201, response_model=Object)
 def save_checkpoint(
     body: CheckpointSave, svc: Caller, x_agent_id: AgentHeader = None
 ) -> CompactJSON:
@@ -67,7 +67,7 @@ def save_checkpoint(
     return ok(dump(checkpoint), 201)
 
 
-@router.get("/v1/checkpoints")
+@router.get("/v1/checkpoints", response_model=Object)
 def list_checkpoints(
     svc: Caller,
     x_agent_id: AgentHeader = None,
@@ -87,7 +87,7 @@ def list_checkpoints(
     return ok({"checkpoints": [dump(c) for c in found]})
 
 
-@router.get("/v1/checkpoints/restore")
+@router.get("/v1/checkpoints/restore", response_model=Object)
 def restore(
     svc: Caller,
     x_agent_id: AgentHeader = None,
@@ -108,14 +108,14 @@ def restore(
     return ok({"text": text, "checkpoint_id": None if latest is None else latest.id})
 
 
-@router.get("/v1/checkpoints/{checkpoint_id}")
+@router.get("/v1/checkpoints/{checkpoint_id}", response_model=Object)
 def get_checkpoint(svc: Caller, checkpoint_id: str) -> CompactJSON:
     continuity = Continuity(svc, llm=None)
     checkpoint = continuity.get(checkpoint_id)
     return ok({**dump(checkpoint), "rendered": continuity.render(checkpoint)})
 
 
-@router.post("/v1/checkpoints/{checkpoint_id}/summarize")
+@router.post("/v1/checkpoints/{checkpoint_id}/summarize", response_model=Object)
 def summarize(
     svc: Caller, checkpoint_id: str, background: BackgroundTasks, wait: bool = True
 ) -> CompactJSON:
@@ -132,7 +132,7 @@ def summarize(
     return ok(dump(checkpoint), 202)
 
 
-@router.delete("/v1/checkpoints/{checkpoint_id}")
+@router.delete("/v1/checkpoints/{checkpoint_id}", response_model=Object)
 def delete_checkpoint(svc: Caller, checkpoint_id: str) -> CompactJSON:
     Continuity(svc, llm=None).delete(checkpoint_id)
     return ok({"deleted": checkpoint_id})

@@ -5,14 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memoryd.models import wire
-from memoryd.server.responses import ERROR_RESPONSES
+from memoryd.server.responses import ERROR_RESPONSES, Object
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 
 router = APIRouter(tags=["memories"], responses=ERROR_RESPONSES)
 
 
-@router.post("/v1/consolidate", status_code=202)
+@router.post("/v1/consolidate", status_code=202, response_model=Object)
 def consolidate(svc: Caller) -> CompactJSON:
     """Queue a consolidation of the caller's memories (or name the one already queued).
 

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from memoryd.context import ContextEngine
-from memoryd.server.responses import ERROR_RESPONSES
+from memoryd.server.responses import ERROR_RESPONSES, Object
 from memoryd.server.schemas import Body
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
@@ -62,17 +62,17 @@ def _engine(svc: Caller) -> ContextEngine:
     return ContextEngine(svc)
 
 
-@router.get("/v1/context")
+@router.get("/v1/context", response_model=Object)
 def list_conversations(svc: Caller, limit: int = 100) -> CompactJSON:
     return ok({"conversations": _engine(svc).list_conversations(max(1, min(limit, 1000)))})
 
 
-@router.get("/v1/context/{conversation_id}")
+@router.get("/v1/context/{conversation_id}", response_model=Object)
 def conversation(conversation_id: str, svc: Caller) -> CompactJSON:
     return ok(_engine(svc).conversation(conversation_id))
 
 
-@router.post("/v1/context/{conversation_id}/ingest")
+@router.post("/v1/context/{conversation_id}/ingest", response_model=Object)
 def ingest(conversation_id: str, body: IngestBody, svc: Caller) -> CompactJSON:
     outcome = _engine(svc).ingest(
         conversation_id, body.message, agent_id=body.agent_id, title=body.title
@@ -80,7 +80,7 @@ def ingest(conversation_id: str, body: IngestBody, svc: Caller) -> CompactJSON:
     return ok(outcome.to_json())
 
 
-@router.post("/v1/context/{conversation_id}/ingest-batch")
+@router.post("/v1/context/{conversation_id}/ingest-batch", response_model=Object)
 def ingest_batch(conversation_id: str, body: BatchBody, svc: Caller) -> CompactJSON:
     outcome = _engine(svc).ingest_batch(
         conversation_id, body.messages, agent_id=body.agent_id, title=body.title
@@ -88,22 +88,22 @@ def ingest_batch(conversation_id: str, body: BatchBody, svc: Caller) -> CompactJ
     return ok(outcome.to_json())
 
 
-@router.post("/v1/context/{conversation_id}/assemble")
+@router.post("/v1/context/{conversation_id}/assemble", response_model=Object)
 def assemble(conversation_id: str, body: AssembleBody, svc: Caller) -> CompactJSON:
     return ok(_engine(svc).assemble(conversation_id, body.budget_tokens, body.query).to_json())
 
 
-@router.post("/v1/context/{conversation_id}/after-turn")
+@router.post("/v1/context/{conversation_id}/after-turn", response_model=Object)
 def after_turn(conversation_id: str, body: BudgetBody, svc: Caller) -> CompactJSON:
     return ok(_engine(svc).after_turn(conversation_id, body.budget_tokens).to_json())
 
 
-@router.post("/v1/context/{conversation_id}/compact")
+@router.post("/v1/context/{conversation_id}/compact", response_model=Object)
 def compact(conversation_id: str, svc: Caller) -> CompactJSON:
     return ok(_engine(svc).compact(conversation_id).to_json())
 
 
-@router.post("/v1/context/{conversation_id}/bootstrap")
+@router.post("/v1/context/{conversation_id}/bootstrap", response_model=Object)
 def bootstrap(conversation_id: str, body: BootstrapBody, svc: Caller) -> CompactJSON:
     return ok(
         _engine(svc).bootstrap(
@@ -112,12 +112,12 @@ def bootstrap(conversation_id: str, body: BootstrapBody, svc: Caller) -> Compact
     )
 
 
-@router.post("/v1/context/{conversation_id}/grep")
+@router.post("/v1/context/{conversation_id}/grep", response_model=Object)
 def grep(conversation_id: str, body: GrepBody, svc: Caller) -> CompactJSON:
     hits = _engine(svc).grep(conversation_id, body.query, body.limit)
     return ok({"hits": [h.to_json() for h in hits]})
 
 
-@router.post("/v1/context/{conversation_id}/expand")
+@router.post("/v1/context/{conversation_id}/expand", response_model=Object)
 def expand(conversation_id: str, body: ExpandBody, svc: Caller) -> CompactJSON:
     return ok(_engine(svc).expand(conversation_id, body.summary_id, body.query))

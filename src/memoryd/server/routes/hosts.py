@@ -24,7 +24,7 @@ from fastapi import APIRouter
 from memoryd.errors import ValidationError
 from memoryd.inject import DEFAULT_BUDGET_TOKENS, render_context
 from memoryd.profile import build_profile
-from memoryd.server.responses import ERROR_RESPONSES
+from memoryd.server.responses import ERROR_RESPONSES, Recalled, Remembered
 from memoryd.server.schemas import Body
 from memoryd.text.conversation import unquoted
 from memoryd.text.remember import memory_key, remember_request
@@ -41,7 +41,7 @@ class RememberBody(Body):
     session_id: str | None = None
 
 
-@router.post("/v1/remember")
+@router.post("/v1/remember", response_model=Remembered)
 def remember(body: RememberBody, svc: Caller, x_agent_id: AgentHeader = None) -> CompactJSON:
     """``{"memories": [...], "bare": bool}``: ``bare`` when the user asked without saying what."""
     request = remember_request(unquoted(body.text))  # the quote marks a host wrapped it in off
@@ -61,7 +61,7 @@ def remember(body: RememberBody, svc: Caller, x_agent_id: AgentHeader = None) ->
 MAX_QUERY_CHARS = 500  # a prompt's start says what it is about
 
 
-@router.get("/v1/recall")
+@router.get("/v1/recall", response_model=Recalled)
 def recall(
     svc: Caller,
     q: str | None = None,

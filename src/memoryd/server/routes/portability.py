@@ -14,7 +14,7 @@ from starlette.responses import Response
 
 from memoryd.errors import ValidationError
 from memoryd.portability import import_jsonl
-from memoryd.server.responses import ERROR_RESPONSES
+from memoryd.server.responses import ERROR_RESPONSES, Object
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
 from memoryd.web.export_stream import NDJSON, export_response
@@ -22,7 +22,16 @@ from memoryd.web.export_stream import NDJSON, export_response
 router = APIRouter(tags=["portability"], responses=ERROR_RESPONSES)
 
 
-@router.get("/v1/export")
+@router.get(
+    "/v1/export",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "JSON Lines: one memory or raw message a line",
+            "content": {NDJSON: {"schema": {"type": "string"}}},
+        }
+    },
+)
 def export(svc: Caller) -> Response:
     """Every memory (any state) and every raw message of the personal space, streamed."""
     return export_response(svc)
@@ -33,6 +42,7 @@ def export(svc: Caller) -> Response:
     openapi_extra={
         "requestBody": {"content": {NDJSON: {"schema": {"type": "string"}}}, "required": True}
     },
+    response_model=Object,
 )
 async def import_(request: Request, svc: Caller) -> CompactJSON:
     """Load an export; ids already here are skipped. A bad line imports nothing."""

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from memoryd.continuity.layers import SessionLayers
 from memoryd.models import wire
-from memoryd.server.responses import ERROR_RESPONSES
+from memoryd.server.responses import ERROR_RESPONSES, Consolidated, Layers
 from memoryd.server.schemas import Body
 from memoryd.web.deps import Caller, ok
 from memoryd.web.errors import CompactJSON
@@ -29,7 +29,7 @@ class Consolidate(Body):
     idle_s: float = Field(0.0, ge=0.0, le=MAX_IDLE_S)  # only sessions quiet for this long
 
 
-@router.get("/v1/session-layers")
+@router.get("/v1/session-layers", response_model=Layers)
 def session_layers(
     svc: Caller, agent_id: str | None = None, session_id: str | None = None
 ) -> CompactJSON:
@@ -38,7 +38,7 @@ def session_layers(
     return ok({"layers": wire(found)})
 
 
-@router.post("/v1/session-layers/consolidate")
+@router.post("/v1/session-layers/consolidate", response_model=Consolidated)
 def consolidate(body: Consolidate, svc: Caller) -> CompactJSON:
     """Condense every pending session now (D5 → D2 → D1 → D0, the LLM when configured)."""
     return ok({"consolidated": SessionLayers(svc).consolidate_pending(body.idle_s)})

@@ -7,7 +7,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from memoryd.models import ApiKey, wire
-from memoryd.server.responses import ERROR_RESPONSES
+from memoryd.server.responses import (
+    ERROR_RESPONSES,
+    Health,
+    KeyCreated,
+    KeyList,
+    TenantCreated,
+)
 from memoryd.server.schemas import KeyCreate, TenantCreate
 from memoryd.tenancy.tenants import Tenants
 from memoryd.web.deps import Caller, ok
@@ -26,7 +32,7 @@ def _key_json(key: ApiKey) -> dict[str, Any]:
     return data
 
 
-@router.get("/health")
+@router.get("/health", response_model=Health, responses={503: {"model": Health}})
 async def health(request: Request) -> CompactJSON:
     """``ok`` with sound storage; 503 once the database showed damage (and is read-only).
 
@@ -55,25 +61,25 @@ async def health(request: Request) -> CompactJSON:
     )
 
 
-@router.post("/v1/tenants")
+@router.post("/v1/tenants", response_model=TenantCreated)
 def create_tenant(request: Request, body: TenantCreate | None = None) -> CompactJSON:
     """A tenant, its personal space and its first key. ``api_key`` is shown only here."""
     tenant, secret = _tenants(request).create((body or TenantCreate()).name)
     return ok({"id": tenant.id, "api_key": secret, "status": tenant.status, "name": tenant.name})
 
 
-@router.get("/v1/keys")
+@router.get("/v1/keys", response_model=KeyList)
 def list_keys(request: Request, svc: Caller) -> CompactJSON:
     keys = _tenants(request).list_keys(svc.tenant_id)
     return ok({"keys": [_key_json(k) for k in keys]})
 
 
-@router.post("/v1/keys", status_code=201)
+@router.post("/v1/keys", status_code=201, response_model=KeyCreated)
 def create_key(request: Request, svc: Caller, body: KeyCreate | None = None) -> CompactJSON:
     key, secret = _tenants(request).create_key(svc.tenant_id, (body or KeyCreate()).name)
     return ok({**_key_json(key), "api_key": secret}, 201)
 
 
-@router.delete("/v1/keys/{key_id}")
+@router.delete("/v1/keys/{key_id}", response_model=ApiKey)
 def revoke_key(request: Request, key_id: str, svc: Caller) -> CompactJSON:
     return ok(_key_json(_tenants(request).revoke_key(svc.tenant_id, key_id)))

@@ -429,3 +429,18 @@ def test_the_profile_lists_each_language_the_user_speaks(mem: Memory) -> None:
         mem.wait_for_task(done.task_id)
     facts = mem.profile()["static_facts"]
     assert all(any(text in fact for fact in facts) for text in said), facts
+
+
+def test_a_note_naming_another_employer_changes_nothing(mem: Memory) -> None:
+    """A note to self names an employer without the user having it: nearest by meaning
+    to what is not a value, it replaces nothing (a story of the tuning half)."""
+    work = mem.add("I work at Deloitte as an auditor, mostly pharma clients")
+    mem.add("Reminder to self: Pfizer's office badge desk is on the 2nd floor, bring ID")
+    assert work.content in current(mem)
+
+
+def test_a_statement_naming_the_user_is_read_whatever_its_topic(mem: Memory) -> None:
+    """ "I'm a baker at …" is the user's work, though bakeries are also what the
+    examples of news (a shop opening) speak of."""
+    old = mem.add("I'm a baker at a tiny shop called Crumbs")
+    assert "about:work" in old.marks

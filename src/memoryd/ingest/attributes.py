@@ -72,6 +72,7 @@ from memoryd.text.statements import (
     changes_value,
     first_person,
     has_subject,
+    in_first_person,
     is_about_user,
     is_ending_only,
     is_liking,
@@ -281,7 +282,11 @@ def _read_sentence(
         if chinese and NOT_A_VALUE_ZH.search(words):
             found = []
         elif chinese or len(words.split()) >= MIN_WORDS:
-            found = cued if words not in rows else by_meaning(labels, rows[words], cued)
+            found = (
+                cued
+                if words not in rows
+                else by_meaning(labels, rows[words], cued, mine=in_first_person(words))
+            )
         else:  # a lone word ("Ana, my daughter, …"): a name or a greeting, no statement
             found = cued
         inherited = before if not own and before is not None else Part(())

@@ -82,15 +82,26 @@ def asked_attributes(
         return [a for a in cued if a in ATTRIBUTES]
     labels, examples = Prototypes.of_embedder(embedder)
     row = (examples @ query_vector).tolist()
-    return [a for a in by_meaning(labels, row, cued) if a in ATTRIBUTES]
+    return [a for a in by_meaning(labels, row, cued, mine=True) if a in ATTRIBUTES]
 
 
-def by_meaning(labels: list[str], row: list[float], cued: list[str]) -> list[str]:
+def by_meaning(
+    labels: list[str], row: list[float], cued: list[str], mine: bool = False
+) -> list[str]:
     """The attribute whose examples are nearest (with its words' bonus), when near enough
-    and clearly nearest; then any other attribute named by its words and nearly as near."""
+    and clearly nearest; then any other attribute named by its words and nearly as near.
+
+    A sentence that does not name the user (``mine`` false) and whose meaning is nearest
+    to what is not a value of the user's (a note to self, a trip, another's news) is
+    none, whatever words it holds: an employer named in a reminder, a city in a trip
+    report. The words' bonus weighs between attributes; it does not turn such a sentence
+    into a statement of one. One that names the user ("I'm a baker at …") is theirs, and
+    the examples' own topics (a bakery's opening) do not outweigh that."""
     best: dict[str, float] = {}
     for label, sim in zip(labels, row, strict=True):
         best[label] = max(best.get(label, -1.0), sim)
+    if not mine and max(best, key=best.__getitem__) == NOT_A_VALUE:
+        return []
     for label in cued:
         if label in best:
             best[label] += CUE_BONUS

@@ -169,7 +169,8 @@ _NAMED_SUBJECT_ZH = re.compile(r"^\W*(?:他|她|它)")
 _FIRST_PERSON_ZH = re.compile(r"我|用户")
 
 
-def _in_first_person(words: str) -> bool:
+def in_first_person(words: str) -> bool:
+    """The user is named (I, my, we, the user), wherever in the words."""
     return bool(_FIRST_PERSON.search(words) or _FIRST_PERSON_ZH.search(words))
 
 
@@ -195,12 +196,12 @@ def is_about_user(words: str) -> bool:
     them ("she and I moved")."""
     if _OPENS_WITH_OTHER.search(words) and not _OPENS_WITH_USER.search(words):
         return bool(_WITH_USER.search(words))
-    return _in_first_person(words) or not _names_a_subject(words)
+    return in_first_person(words) or not _names_a_subject(words)
 
 
 def has_subject(words: str) -> bool:
     """The statement says whose it is: the user's, or someone's named."""
-    return _in_first_person(words) or _names_a_subject(words)
+    return in_first_person(words) or _names_a_subject(words)
 
 
 # a distilled fact speaks of "the user"; the attributes' examples, as people do, of "I"

@@ -444,3 +444,20 @@ def test_a_statement_naming_the_user_is_read_whatever_its_topic(mem: Memory) -> 
     examples of news (a shop opening) speak of."""
     old = mem.add("I'm a baker at a tiny shop called Crumbs")
     assert "about:work" in old.marks
+
+
+def test_a_chinese_name_said_short_is_the_same_value(mem: Memory) -> None:
+    """Chinese shortens a name to some of its characters in order (北京大学 → 北大): a
+    change told of the short form, with the new value beside it, retires the old."""
+    old = mem.add("我在北京大学读研究生")
+    new = mem.add("北大离家太远了，换到清华读了")
+    assert old.content not in current(mem)
+    assert new.content in current(mem)
+
+
+def test_a_change_right_after_a_clause_about_an_attribute_changes_it(mem: Memory) -> None:
+    """ "The old one was X, switched to Y": the switch names no attribute of its own, it
+    changes the one the clause before it is about."""
+    old = mem.add("I drink oolong every afternoon")
+    mem.add("Oolong was keeping me up at night, switched to rooibos")
+    assert old.content not in current(mem)

@@ -82,6 +82,7 @@ from memoryd.text.statements import (
     is_question,
     names_a_value_of,
     says_changed,
+    short_forms,
     value_words,
 )
 
@@ -206,7 +207,27 @@ def read(
     if any(not p.attributes for r in readings for p in r.parts):
         anchors = _anchors(mine, exclude)
         readings = [Reading(tuple(_anchored(p, anchors) for p in r.parts)) for r in readings]
-    return readings
+    return [Reading(_carried(r.parts)) for r in readings]
+
+
+def _carried(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+    """A change told with no attribute of its own and no subject, right after a part that
+    has one ("超猩太贵了，换成乐刻了", "the gym got pricey, switched to Crunch"), changes
+    that attribute: the user's, as the part before is."""
+    out: list[Part] = []
+    for part in parts:
+        before = out[-1] if out else None
+        if (
+            before is not None
+            and before.attributes
+            and not (before.other or before.plan or before.past)
+            and not part.attributes
+            and not has_subject(part.words)
+            and says_changed(part.words)
+        ):
+            part = replace(part, attributes=before.attributes, mentions=False)
+        out.append(part)
+    return tuple(out)
 
 
 # the user's statements a clause may name a value of: the newest read ones of each
@@ -227,7 +248,7 @@ def _anchors(
         named = (k[len(ABOUT_PREFIX) :] for k in m.marks if k.startswith(ABOUT_PREFIX))
         about = tuple(a for a in named if a in ATTRIBUTES)
         if about and not {OTHER_MARK, PLAN_MARK, MENTION_MARK} & set(m.marks):
-            out.append((value_words(m.content), about))
+            out.append((value_words(m.content) | short_forms(m.content), about))
     return out
 
 

@@ -331,6 +331,26 @@ def value_words(text: str) -> set[str]:
     return words
 
 
+# the farthest apart two characters of a name stand in its short form ("超级猩猩" → "超猩",
+# "北京大学" → "北大"): Chinese shortens a name to some of its characters, in order
+ABBREVIATION_SPAN = 3
+
+
+def short_forms(text: str) -> set[str]:
+    """The two-character short forms the Chinese names in ``text`` may be called by: each
+    pair of characters of a run, in order, up to ``ABBREVIATION_SPAN`` apart."""
+    folded = _STOP_ZH_WORDS.sub(" ", spoken(text).casefold())
+    forms: set[str] = set()
+    for run in _CJK_RUN.findall(folded):
+        for part in "".join(c if c not in _STOP_ZH else " " for c in run).split():
+            forms |= {
+                part[i] + part[j]
+                for i in range(len(part))
+                for j in range(i + 2, min(len(part), i + ABBREVIATION_SPAN + 1))
+            }
+    return forms
+
+
 def changes_value(new: str, old: str) -> bool:
     """``new`` gives another value than ``old`` (of the same attribute): it names less than
     half of ``old``'s value words, names them as replaced, or names a new one and says it changed. A
@@ -348,5 +368,6 @@ def changes_value(new: str, old: str) -> bool:
 
 
 def names_a_value_of(new: str, old: str) -> bool:
-    """``new`` names one of ``old``'s values (a word or character pair of them in common)."""
-    return bool(value_words(new) & value_words(old))
+    """``new`` names one of ``old``'s values (a word or character pair of them in common,
+    or a short form of one of its Chinese names)."""
+    return bool(value_words(new) & (value_words(old) | short_forms(old)))

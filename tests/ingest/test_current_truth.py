@@ -461,3 +461,19 @@ def test_a_change_right_after_a_clause_about_an_attribute_changes_it(mem: Memory
     old = mem.add("I drink oolong every afternoon")
     mem.add("Oolong was keeping me up at night, switched to rooibos")
     assert old.content not in current(mem)
+
+
+def test_the_partner_named_is_the_users_own_fact(mem: Memory) -> None:
+    """ "My wife's name is Ines": it opens with another person but gives only who the
+    user's partner is; the profile lists it. Another person's wedding stays theirs."""
+    partner = mem.add("My wife's name is Ines")
+    brother = mem.add("My brother just got married")
+    assert OTHER_MARK not in partner.marks and "about:partner" in partner.marks
+    assert OTHER_MARK in brother.marks
+    facts = mem.profile()["static_facts"]
+    assert partner.content in facts and brother.content not in facts
+
+
+def test_the_partner_named_in_chinese_is_the_users_own_fact(mem: Memory) -> None:
+    said = mem.add("我男朋友叫陈凯")
+    assert "about:partner" in said.marks and OTHER_MARK not in said.marks

@@ -81,6 +81,7 @@ from memoryd.text.statements import (
     is_plan,
     is_question,
     names_a_value_of,
+    names_partner,
     says_changed,
     short_forms,
     value_words,
@@ -89,6 +90,8 @@ from memoryd.text.statements import (
 if TYPE_CHECKING:
     from memoryd.ingest.memories import TenantMemories
 
+# the attribute that is the user's relation to another person: said of that person by name
+RELATIONSHIP = "partner"
 # memories of one attribute read back to retire (a space states each a few times)
 MAX_HOLDERS = 200
 
@@ -316,7 +319,10 @@ def _read_sentence(
             liking=is_liking(words) or inherited.liking,
             past=is_past(words),
             ends_only=is_ending_only(words),
-            other=is_other(words) or inherited.other,
+            # "my girlfriend is called Anna" opens with another person but gives no attribute
+            # of hers, only the relation: who the user's partner is, the user's own fact
+            other=(is_other(words) or inherited.other)
+            and not (found == [RELATIONSHIP] and names_partner(words)),
             plan=is_plan(words) or inherited.plan or (planned and not says_changed(words)),
             words=words,
         )

@@ -102,6 +102,20 @@ def is_other(words: str) -> bool:
     )
 
 
+# the user's partner as the subject ("my girlfriend …", "我老公…"): a statement about the
+# partner as such (their name, the relation) is the user's own fact
+_PARTNER_SUBJECT = re.compile(
+    r"^\W*(?:my|our|the user's) (?:\w+ )?(?:girlfriend|boyfriend|gf|bf|wife|husband|partner|"
+    r"spouse|fianc[ée]e?)\b|^\W*(?:我的?|用户的?)(?:老公|老婆|爱人|对象|男朋友|女朋友|男友|女友)",
+    re.IGNORECASE,
+)
+
+
+def names_partner(words: str) -> bool:
+    """The statement's subject is the user's partner."""
+    return bool(_PARTNER_SUBJECT.search(words))
+
+
 def is_plan(words: str) -> bool:
     """A plan, wish or doubt: what may happen, not what holds."""
     return bool(_PLAN_EN.search(words) or _PLAN_ZH.search(words))

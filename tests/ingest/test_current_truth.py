@@ -477,3 +477,17 @@ def test_the_partner_named_is_the_users_own_fact(mem: Memory) -> None:
 def test_the_partner_named_in_chinese_is_the_users_own_fact(mem: Memory) -> None:
     said = mem.add("我男朋友叫陈凯")
     assert "about:partner" in said.marks and OTHER_MARK not in said.marks
+
+
+def test_the_users_children_are_the_users_own_facts(mem: Memory) -> None:
+    """A child named, born or growing up is the user's (many of them: they accumulate);
+    a child's own attribute ("my son lives in Berlin") stays the child's."""
+    leo = mem.add("My son Leo turned four today")
+    ada = mem.add("Our daughter Ada was born on Friday")
+    lives = mem.add("My son lives in Berlin now")
+    assert "about:children" in leo.marks and OTHER_MARK not in leo.marks
+    assert "about:past" not in ada.marks
+    assert OTHER_MARK in lives.marks
+    facts = mem.profile()["static_facts"]
+    assert leo.content in facts and ada.content in facts
+    assert lives.content not in facts

@@ -81,6 +81,7 @@ from memoryd.text.statements import (
     is_plan,
     is_question,
     names_a_value_of,
+    names_child,
     names_partner,
     says_changed,
     short_forms,
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
 
 # the attribute that is the user's relation to another person: said of that person by name
 RELATIONSHIP = "partner"
+CHILDREN = "children"
 # memories of one attribute read back to retire (a space states each a few times)
 MAX_HOLDERS = 200
 
@@ -317,12 +319,16 @@ def _read_sentence(
         part = Part(
             tuple(a for a in found if a in ATTRIBUTES),
             liking=is_liking(words) or inherited.liking,
-            past=is_past(words),
+            # a child told in the past ("was born", "was a handful at two") is still the
+            # user's child: a lasting relation, not what held once
+            past=is_past(words) and found != [CHILDREN],
             ends_only=is_ending_only(words),
-            # "my girlfriend is called Anna" opens with another person but gives no attribute
-            # of hers, only the relation: who the user's partner is, the user's own fact
+            # "my girlfriend is called Anna", "my son Leo was born": they open with another
+            # person but give no attribute of theirs, only the relation: who the user's
+            # partner and children are, the user's own facts
             other=(is_other(words) or inherited.other)
-            and not (found == [RELATIONSHIP] and names_partner(words)),
+            and not (found == [RELATIONSHIP] and names_partner(words))
+            and not (found == [CHILDREN] and names_child(words)),
             plan=is_plan(words) or inherited.plan or (planned and not says_changed(words)),
             words=words,
         )

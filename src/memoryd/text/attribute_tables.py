@@ -201,6 +201,16 @@ ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
             "我在学吉他。",
         ),
     ),
+    "children": (
+        False,
+        (
+            "Our son is called Leo.",
+            "My daughter was born last week.",
+            "We have two kids.",
+            "我儿子叫小宝。",
+            "我女儿今年五岁了。",
+        ),
+    ),
     "pet": (
         False,
         (
@@ -341,6 +351,10 @@ _CUE_WORDS: dict[str, tuple[str, str]] = {
     ),
     "smoking": (r"smok\w*|cigarettes?|vap\w*|nicotine", r"抽烟|吸烟|戒烟|烟"),
     "eyewear": (r"glasses|contacts|contact lenses|lasik|eyesight", r"眼镜|隐形|近视|飞秒"),
+    "children": (
+        r"sons?|daughters?|kids?|child|children|baby|babies|toddler|newborn",
+        r"儿子|女儿|孩子|老大|老二|二胎|宝宝|闺女|娃|出生",
+    ),
     "pet": (r"dog|cat|puppy|kitten|pet|adopted", r"狗|猫|宠物"),
     "hobby": (
         r"hobby|hiking|painting|climbing|knitting|pottery|photography|running|surfing|"

@@ -111,9 +111,22 @@ _PARTNER_SUBJECT = re.compile(
 )
 
 
+# the user's child as the subject ("my son …", "我女儿…"), likewise
+_CHILD_SUBJECT = re.compile(
+    r"^\W*(?:my|our|the user's) (?:\w+ )?(?:son|daughter|kid|child|baby|boy|girl)\b|"
+    r"^\W*(?:我的?|我家的?|用户的?)(?:儿子|女儿|孩子|宝宝|闺女|老大|老二)",
+    re.IGNORECASE,
+)
+
+
 def names_partner(words: str) -> bool:
     """The statement's subject is the user's partner."""
     return bool(_PARTNER_SUBJECT.search(words))
+
+
+def names_child(words: str) -> bool:
+    """The statement's subject is the user's child."""
+    return bool(_CHILD_SUBJECT.search(words))
 
 
 def is_plan(words: str) -> bool:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 
 import httpx
+import pytest
 from server_harness import RunningServer, TenantClient
+from starlette.responses import StreamingResponse
 
+from memoryd.web import export_stream
 from memoryd.web.export_stream import CHUNK_CHARS
 
 MEMORIES = 400
@@ -51,3 +56,31 @@ def test_a_client_that_stops_reading_leaves_the_server_well(
         f"{server.url}/v1/export", headers={"x-api-key": bob.key}, timeout=60
     ).text.splitlines()
     assert sum('"type": "memory"' in line for line in whole) == MEMORIES
+
+
+def test_an_answer_never_sent_ends_its_walk(
+    server: RunningServer, make_tenant: Callable[..., TenantClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export whose answer is never read (the client left before it began) fills the
+    queue and then waits: after IDLE_S it ends, hands its walker back, and never holds the
+    process open at exit."""
+    carol = make_tenant("carol")
+    fill(carol)
+    monkeypatch.setattr(export_stream, "IDLE_S", 1.0)
+    # a queue that this store fills: the walk must wait on a client that never reads
+    monkeypatch.setattr(export_stream, "CHUNKS", 1)
+    monkeypatch.setattr(export_stream, "CHUNK_CHARS", 1024)
+    before = {t.ident for t in threading.enumerate()}
+    answer = export_stream.export_response(server.service.for_tenant(carol.id))
+    assert isinstance(answer, StreamingResponse)  # built, never iterated
+    walks = [
+        t for t in threading.enumerate() if "memoryd-export" in t.name and t.ident not in before
+    ]
+    assert walks and all(t.daemon for t in walks)
+    for walk in walks:
+        walk.join(timeout=30)
+        assert not walk.is_alive()
+    for _ in range(export_stream.WALKERS):  # every walker is free again
+        assert export_stream._walkers.acquire(timeout=5)
+    for _ in range(export_stream.WALKERS):
+        export_stream._walkers.release()

@@ -2,10 +2,13 @@
 
 Building the whole file before the first byte cost a 40 MB upload's store
 266 MB a request, and two at once took the server from 0.9 to 2.7 GB. Here
-one thread of a small pool walks the store (its cursors stay on the thread
-that opened them) and hands lines over through a queue of at most :data:`CHUNKS` chunks
-of about :data:`CHUNK_CHARS` characters: when the client reads slowly, the
-walk waits. A client that goes away stops the walk at its next line.
+a thread walks the store (its cursors stay on the thread that opened them; at most
+:data:`WALKERS` at once) and hands lines over through a queue of at most :data:`CHUNKS`
+chunks of about :data:`CHUNK_CHARS` characters: when the client reads slowly, the walk
+waits. A client that goes away stops the walk at its next line; one that never reads
+(it left before the answer began) ends it after :data:`IDLE_S`. Nothing the walk hands
+over waits without end, and the walks are daemon threads: a read-only walk never holds
+a stopping server (or test run) open.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import anyio
@@ -25,10 +27,9 @@ from memoryd.service import MemoryService
 NDJSON = "application/x-ndjson"
 CHUNK_CHARS = 64 * 1024
 CHUNKS = 16  # at most about 1 MiB waits for the client
-# the walks run on these threads (each keeps one store connection); more exports at once
-# wait for one to finish
+# the walks at once (each keeps one store connection); more exports wait for one to end
 WALKERS = 4
-_walkers = ThreadPoolExecutor(max_workers=WALKERS, thread_name_prefix="memoryd-export")
+_walkers = threading.BoundedSemaphore(WALKERS)
 # a client that reads nothing for this long has gone, whether or not it was noticed
 IDLE_S = 300.0
 _DONE = object()
@@ -59,14 +60,19 @@ class _Writer:
         if self.parts:
             chunk = "".join(self.parts).encode()
             self.parts, self.size = [], 0
-            waited = 0.0
-            while not self.stop.is_set() and waited < IDLE_S:
-                try:
-                    self.out.put(chunk, timeout=0.5)
-                    return
-                except queue.Full:
-                    waited += 0.5
-            raise _Gone
+            self.hand_over(chunk)
+
+    def hand_over(self, item: object) -> None:
+        """Put ``item`` in the queue once the client has room for it; _Gone when the client
+        stopped reading, or read nothing for ``IDLE_S``."""
+        waited = 0.0
+        while not self.stop.is_set() and waited < IDLE_S:
+            try:
+                self.out.put(item, timeout=0.5)
+                return
+            except queue.Full:
+                waited += 0.5
+        raise _Gone
 
 
 def export_response(svc: MemoryService, download: bool = False) -> StreamingResponse:
@@ -78,16 +84,22 @@ def export_response(svc: MemoryService, download: bool = False) -> StreamingResp
     def walk() -> None:
         writer = _Writer(chunks, stop)
         try:
-            export_jsonl(svc, writer)  # type: ignore[arg-type]
-            writer.flush()
+            try:
+                export_jsonl(svc, writer)  # type: ignore[arg-type]
+                writer.flush()
+            except _Gone:
+                return
+            except BaseException as exc:  # the client's stream breaks off, as a truncated file
+                writer.hand_over(exc)
+                return
+            writer.hand_over(_DONE)
         except _Gone:
             return
-        except BaseException as exc:  # the client's stream breaks off, as a truncated file
-            chunks.put(exc)
-            return
-        chunks.put(_DONE)
+        finally:
+            _walkers.release()
 
-    _walkers.submit(walk)
+    _walkers.acquire()
+    threading.Thread(target=walk, name="memoryd-export", daemon=True).start()
     # the first chunk before the answer starts: a store that cannot be read (damaged, a
     # scope refused) is the API's error, not a 200 that breaks off
     first = chunks.get()

@@ -102,20 +102,22 @@ def is_other(words: str) -> bool:
     )
 
 
-# the user's partner as the subject ("my girlfriend …", "我老公…"): a statement about the
-# partner as such (their name, the relation) is the user's own fact
-_PARTNER_SUBJECT = re.compile(
-    r"^\W*(?:my|our|the user's) (?:\w+ )?(?:girlfriend|boyfriend|gf|bf|wife|husband|partner|"
-    r"spouse|fianc[ée]e?)\b|^\W*(?:我的?|用户的?)(?:老公|老婆|爱人|对象|男朋友|女朋友|男友|女友)",
-    re.IGNORECASE,
+def _the_users(en: str, zh: str) -> re.Pattern[str]:
+    """A statement opening with someone of the user's own, named by one of these words."""
+    return re.compile(
+        rf"^\W*(?:my|our|the user's) (?:\w+ )?(?:{en})\b|^\W*(?:我的?|我家的?|用户的?)(?:{zh})",
+        re.IGNORECASE,
+    )
+
+
+# the user's partner or child as the subject ("my girlfriend …", "我女儿…"): a statement
+# about them as such (their name, the relation, a birth) is the user's own fact
+_PARTNER_SUBJECT = _the_users(
+    r"girlfriend|boyfriend|gf|bf|wife|husband|partner|spouse|fianc[ée]e?",
+    r"老公|老婆|爱人|对象|男朋友|女朋友|男友|女友",
 )
-
-
-# the user's child as the subject ("my son …", "我女儿…"), likewise
-_CHILD_SUBJECT = re.compile(
-    r"^\W*(?:my|our|the user's) (?:\w+ )?(?:son|daughter|kid|child|baby|boy|girl)\b|"
-    r"^\W*(?:我的?|我家的?|用户的?)(?:儿子|女儿|孩子|宝宝|闺女|老大|老二)",
-    re.IGNORECASE,
+_CHILD_SUBJECT = _the_users(
+    r"son|daughter|kid|child|baby|boy|girl", r"儿子|女儿|孩子|宝宝|闺女|老大|老二"
 )
 
 

@@ -491,3 +491,15 @@ def test_the_users_children_are_the_users_own_facts(mem: Memory) -> None:
     facts = mem.profile()["static_facts"]
     assert leo.content in facts and ada.content in facts
     assert lives.content not in facts
+
+
+def test_the_users_thing_named_as_a_subject_ends_its_value(mem: Memory) -> None:
+    """ "The Saab finally gave out": it opens with a thing, not the user, but the thing is
+    a value the user stated, so its end is the end of that value; a thing the user never
+    named ("the meeting moved to Thursday") stays read as nothing."""
+    old = mem.add("My car is an old Saab 900, it's older than me")
+    end = mem.add("The Saab finally died on the highway")
+    other = mem.add("The meeting moved to Thursday")
+    assert old.content not in current(mem)
+    assert "about:car" in end.marks
+    assert other.marks == ["about:none"]

@@ -83,6 +83,7 @@ from memoryd.text.statements import (
     names_a_value_of,
     names_child,
     names_partner,
+    opens_with_a_thing,
     says_changed,
     short_forms,
     value_words,
@@ -138,6 +139,9 @@ class Part:
     # about its attribute only by naming a value the user stated before, and saying neither
     # that it changed nor that it is over: it mentions the value ("Wuhan is hot")
     mentions: bool = False
+    # opens with a thing ("the Corolla finally died"): the user's only when it names a value
+    # the user stated (then it ends, changes or mentions that value); else it is dropped
+    thing: bool = False
     words: str = field(default="", compare=False)  # the clause read
 
     def replacing(self) -> list[str]:
@@ -212,7 +216,9 @@ def read(
     if any(not p.attributes for r in readings for p in r.parts):
         anchors = _anchors(mine, exclude)
         readings = [Reading(tuple(_anchored(p, anchors) for p in r.parts)) for r in readings]
-    return [Reading(_carried(r.parts)) for r in readings]
+    # a thing that names none of the user's values is not the user's: read as before, nothing
+    kept = [tuple(p for p in r.parts if p.attributes or not p.thing) for r in readings]
+    return [Reading(_carried(parts)) for parts in kept]
 
 
 def _carried(parts: tuple[Part, ...]) -> tuple[Part, ...]:
@@ -300,6 +306,11 @@ def _read_sentence(
         own = has_subject(words)
         if own and not is_about_user(words):
             before = None
+            if opens_with_a_thing(words) and not is_question(words):
+                parts.append(
+                    Part((), past=is_past(words), ends_only=is_ending_only(words), thing=True,
+                         words=words)
+                )  # fmt: skip
             continue
         if (not own and before is None) or is_question(words):
             continue

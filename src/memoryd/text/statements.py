@@ -217,6 +217,15 @@ _OPENS_WITH_USER = re.compile(
 )
 
 
+# a thing as what a statement opens with ("the Corolla …", "this place …"), not a person
+_OPENS_WITH_A_THING = re.compile(r"^\W*(?:the|this|that|these|those)\b", re.IGNORECASE)
+
+
+def opens_with_a_thing(words: str) -> bool:
+    """The statement's subject is a thing named with an article or a demonstrative."""
+    return bool(_OPENS_WITH_A_THING.search(words))
+
+
 def is_about_user(words: str) -> bool:
     """The user is the statement's subject, or no subject is said (casual, or Chinese).
 

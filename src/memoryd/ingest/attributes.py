@@ -307,10 +307,8 @@ def _read_sentence(
         if own and not is_about_user(words):
             before = None
             if opens_with_a_thing(words) and not is_question(words):
-                parts.append(
-                    Part((), past=is_past(words), ends_only=is_ending_only(words), thing=True,
-                         words=words)
-                )  # fmt: skip
+                ends = is_ending_only(words)
+                parts.append(Part((), past=is_past(words), ends_only=ends, thing=True, words=words))
             continue
         if (not own and before is None) or is_question(words):
             continue

@@ -357,15 +357,22 @@ _REPLACES_NAMED = re.compile(
 )
 
 
+def _chinese_parts(folded: str) -> list[str]:
+    """The runs of Chinese characters in ``folded`` text, cut at its function words."""
+    return [
+        part
+        for run in _CJK_RUN.findall(_STOP_ZH_WORDS.sub(" ", folded))
+        for part in "".join(c if c not in _STOP_ZH else " " for c in run).split()
+    ]
+
+
 def value_words(text: str) -> set[str]:
     """The words of a statement that name values: English words and Chinese character pairs
     that are neither function words nor words of the attributes themselves."""
     folded = spoken(text).casefold()
     words = set(_stem([w.strip("'") for w in _EN_WORD.findall(folded)])) - _STOP_EN
-    for run in _CJK_RUN.findall(_STOP_ZH_WORDS.sub(" ", folded)):
-        kept = "".join(c if c not in _STOP_ZH else " " for c in run)
-        for part in kept.split():
-            words |= {part[i : i + 2] for i in range(len(part) - 1)}
+    for part in _chinese_parts(folded):
+        words |= {part[i : i + 2] for i in range(len(part) - 1)}
     return words
 
 
@@ -377,16 +384,12 @@ ABBREVIATION_SPAN = 3
 def short_forms(text: str) -> set[str]:
     """The two-character short forms the Chinese names in ``text`` may be called by: each
     pair of characters of a run, in order, up to ``ABBREVIATION_SPAN`` apart."""
-    folded = _STOP_ZH_WORDS.sub(" ", spoken(text).casefold())
-    forms: set[str] = set()
-    for run in _CJK_RUN.findall(folded):
-        for part in "".join(c if c not in _STOP_ZH else " " for c in run).split():
-            forms |= {
-                part[i] + part[j]
-                for i in range(len(part))
-                for j in range(i + 2, min(len(part), i + ABBREVIATION_SPAN + 1))
-            }
-    return forms
+    return {
+        part[i] + part[j]
+        for part in _chinese_parts(spoken(text).casefold())
+        for i in range(len(part))
+        for j in range(i + 2, min(len(part), i + ABBREVIATION_SPAN + 1))
+    }
 
 
 def changes_value(new: str, old: str) -> bool:

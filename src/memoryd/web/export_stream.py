@@ -13,6 +13,7 @@ a stopping server (or test run) open.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import AsyncIterator
@@ -84,17 +85,14 @@ def export_response(svc: MemoryService, download: bool = False) -> StreamingResp
     def walk() -> None:
         writer = _Writer(chunks, stop)
         try:
-            try:
-                export_jsonl(svc, writer)  # type: ignore[arg-type]
-                writer.flush()
-            except _Gone:
-                return
-            except BaseException as exc:  # the client's stream breaks off, as a truncated file
-                writer.hand_over(exc)
-                return
+            export_jsonl(svc, writer)  # type: ignore[arg-type]
+            writer.flush()
             writer.hand_over(_DONE)
         except _Gone:
-            return
+            pass  # the client stopped reading
+        except BaseException as exc:  # the client's stream breaks off, as a truncated file
+            with contextlib.suppress(_Gone):
+                writer.hand_over(exc)
         finally:
             _walkers.release()
 

@@ -459,7 +459,7 @@ def test_a_change_right_after_a_clause_about_an_attribute_changes_it(mem: Memory
     """ "The old one was X, switched to Y": the switch names no attribute of its own, it
     changes the one the clause before it is about."""
     old = mem.add("I drink oolong every afternoon")
-    mem.add("Oolong was keeping me up at night, switched to rooibos")
+    mem.add("Oolong was keeping me up at night, switched to chamomile")
     assert old.content not in current(mem)
 
 
@@ -481,10 +481,10 @@ def test_the_partner_named_in_chinese_is_the_users_own_fact(mem: Memory) -> None
 
 def test_the_users_children_are_the_users_own_facts(mem: Memory) -> None:
     """A child named, born or growing up is the user's (many of them: they accumulate);
-    a child's own attribute ("my son lives in Berlin") stays the child's."""
+    a child's own attribute ("my son lives in Ghent") stays the child's."""
     leo = mem.add("My son Leo turned four today")
     ada = mem.add("Our daughter Ada was born on Friday")
-    lives = mem.add("My son lives in Berlin now")
+    lives = mem.add("My son lives in Ghent now")
     assert "about:children" in leo.marks and OTHER_MARK not in leo.marks
     assert "about:past" not in ada.marks
     assert OTHER_MARK in lives.marks

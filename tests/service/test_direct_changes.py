@@ -112,3 +112,12 @@ def test_bookkeeping_marks_are_added_without_a_new_version(service: MemoryServic
         service.tenant_id, [service.space_id], MemoryFilter(marks=["about:test"]), limit=5
     )
     assert [m.id for m in found] == [memory.id]  # the marks index holds the new mark
+
+
+def test_a_place_come_back_from_is_no_new_home(service: MemoryService) -> None:
+    """A trip told on the way home says where the user was, not where they live."""
+    home = service.add("I live in Tallinn")
+    trip = service.add("Flew home from two weeks living in Vienna, the jet lag is brutal")
+    assert service.get(home.id).superseded_by is None
+    assert trip.relations == []
+    assert _top(service, "where does the user live") == "I live in Tallinn"

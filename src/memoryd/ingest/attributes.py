@@ -70,6 +70,7 @@ from memoryd.text.attribute_tables import (
 from memoryd.text.conversation import spoken, spoken_by_user
 from memoryd.text.statements import (
     changes_value,
+    comes_back_from,
     first_person,
     has_subject,
     in_first_person,
@@ -329,8 +330,9 @@ def _read_sentence(
             tuple(a for a in found if a in ATTRIBUTES),
             liking=is_liking(words) or inherited.liking,
             # a child told in the past ("was born", "was a handful at two") is still the
-            # user's child: a lasting relation, not what held once
-            past=is_past(words) and found != [CHILDREN],
+            # user's child: a lasting relation, not what held once; a place come back from
+            # is where the user was ("just got back from a week in Lisbon")
+            past=(is_past(words) or comes_back_from(words)) and found != [CHILDREN],
             ends_only=is_ending_only(words),
             # "my girlfriend is called Anna", "my son Leo was born": they open with another
             # person but give no attribute of theirs, only the relation: who the user's

@@ -184,6 +184,15 @@ _NEGATION = re.compile(
 )
 
 
+# a return from a place: where the user was, not where they are ("just got back from Lisbon")
+_BACK_FROM = re.compile(r"\b(?:back|home|returned|flew in|came in) from\b", re.IGNORECASE)
+
+
+def comes_back_from(words: str) -> bool:
+    """The words tell of coming back from somewhere: a trip, not a change of place."""
+    return bool(_BACK_FROM.search(words))
+
+
 def says_changed(words: str) -> bool:
     """The words say a change happened or holds now ("moved", "now", "switched", "换")."""
     return bool(_CHANGED.search(words) or _NEW_VALUE.search(words))

@@ -85,6 +85,13 @@ def database_mb(url: str) -> float:
     return round(int(row[0]) / 2**20, 1)
 
 
+def memory_rows(url: str) -> int:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT COUNT(*) FROM memories").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
 def build_pg_store(server: str, size: int, bar: Progress, embed_limit: int) -> str:
     """Database ``memoryd_bench_n{size}`` holding the speed store's memories, built once:
     the bulk load, then the model bound (which builds the HNSW index over every row)."""

@@ -17,7 +17,7 @@ process, single client:
   every vector from that cache, as a row of its own;
 * peak RSS of the process through that work (before the bench's own exact
   scans for the baselines and the graph's recall, which read every vector)
-  and the store's size on disk;
+  and the store's size on disk, whole and for each memory row it holds;
 * the first search of a new process on the store (opening it, loading the
   model and the vector index, building or loading the HNSW graph), twice:
   the first process finds no saved graph or rows and reads every row from
@@ -40,10 +40,11 @@ import json
 import os
 import resource
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ from memoryd.embed import Embedder
 from memoryd.embed.local import MODEL_NAME as BUNDLED_MODEL
 from memoryd.models import Category, Memory, MemoryType
 from memoryd.service import MemoryService
+from memoryd.store import DB_FILENAME
 from memoryd.store.fts import build_query
 from memoryd.store.hnsw_index import DEFAULT_HNSW_THRESHOLD
 
@@ -90,6 +92,17 @@ def _disk_mb(home: Path) -> float:
     files = (p for p in home.glob("memoryd.db*/**/*") if p.is_file())
     database = (p for p in home.glob("memoryd.db*") if p.is_file())
     return round(sum(p.stat().st_blocks * 512 for p in (*database, *files)) / 2**20, 1)
+
+
+def _sqlite_rows(home: Path) -> int:
+    """Every memory row of the home, current or not: what its disk holds."""
+    with closing(sqlite3.connect(home / DB_FILENAME)) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+
+
+def _per_memory(disk_mb: float, rows: int) -> int:
+    """The store's bytes on disk for each memory row it holds (its workload's adds too)."""
+    return round(disk_mb * 2**20 / max(rows, 1))
 
 
 def _peak_rss_mb() -> float:
@@ -152,6 +165,7 @@ import json, sys, time
 started = time.perf_counter()
 from memoryd.config import load_settings
 from memoryd.service import MemoryService
+from memoryd.store import DB_FILENAME
 svc = MemoryService(settings=load_settings(sys.argv[1], hnsw_threshold=int(sys.argv[2])))
 svc.search("where does my sister live", touch=False)
 space = svc.store.index.space(svc.space_id)
@@ -296,6 +310,7 @@ def measure(
     # a restart after the workload's writes: the saved rows caught up, the graph patched
     out["first_search_after_writes_s"], _, _ = first_search(work, threshold)
     out["disk_mb"] = _disk_mb(work)
+    out["disk_bytes_per_memory"] = _per_memory(out["disk_mb"], _sqlite_rows(work))
     shutil.rmtree(work, ignore_errors=True)
     return out
 
@@ -316,6 +331,7 @@ def measure_postgres(
         with MemoryService(settings=settings, embedder=model) as svc:
             out.update(workload(svc, size, n_queries, model))
         out["disk_mb"] = pg.database_mb(url)
+        out["disk_bytes_per_memory"] = _per_memory(out["disk_mb"], pg.memory_rows(url))
     finally:
         pg.drop_database(server, copy)
     return out
@@ -407,6 +423,7 @@ COLUMNS = [
     "first_search_after_writes_s",
     "peak_rss_mb",
     "disk_mb",
+    "disk_bytes_per_memory",
     "build_s",
 ]
 

@@ -123,23 +123,24 @@ class Engine:
         import numpy as np
 
         from memoryd.embed import content_hash
+        from memoryd.store.rows import blob_to_vector, vector_to_blob
 
         embedder = self.embedder
         if not texts:
             return np.zeros((0, embedder.dim), dtype=np.float32)
         hashes = [content_hash(t) for t in texts]
-        cached = self.store.cached_vectors(embedder.name, list(dict.fromkeys(hashes)))
+        stored = self.store.cached_vectors(embedder.name, list(dict.fromkeys(hashes)))
+        found = {h: blob_to_vector(blob, embedder.dim) for h, blob in stored.items()}
         missing = list(
-            dict.fromkeys(t for t, h in zip(texts, hashes, strict=True) if h not in cached)
+            dict.fromkeys(t for t, h in zip(texts, hashes, strict=True) if h not in found)
         )
         if missing:
-            fresh = embedder.embed(missing)
-            new: list[tuple[bytes, bytes]] = [
-                (content_hash(t), v.tobytes()) for t, v in zip(missing, fresh, strict=True)
-            ]
-            cached.update(new)
-            self.store.cache_vectors(embedder.name, new)
-        return np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
+            fresh = dict(zip(map(content_hash, missing), embedder.embed(missing), strict=True))
+            self.store.cache_vectors(
+                embedder.name, [(h, vector_to_blob(v)) for h, v in fresh.items()]
+            )
+            found.update(fresh)
+        return np.stack([found[h] for h in hashes])
 
     def start_worker(
         self,

@@ -23,7 +23,7 @@ from memoryd.errors import ForbiddenError, ValidationError
 from memoryd.models import Memory, MemoryType, State, format_ts, lone_surrogate, new_id
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
-from memoryd.store.rows import from_us, to_us
+from memoryd.store.rows import from_us, to_us, vector_to_blob
 from memoryd.store.sqlite import RawMessage
 from memoryd.text.conversation import embedding_text, message_hash
 
@@ -334,7 +334,10 @@ def reindex(service: MemoryService, progress: Progress | None = None) -> int:
             seq = store._bump_seq(conn)
             conn.executemany(
                 "UPDATE memories SET vector = ?, seq = ? WHERE rowid = ?",
-                [(v.tobytes(), seq, rowid) for (rowid, _), v in zip(chunk, vectors, strict=True)],
+                [
+                    (vector_to_blob(v), seq, rowid)
+                    for (rowid, _), v in zip(chunk, vectors, strict=True)
+                ],
             )
         if progress:
             progress(len(chunk))

@@ -6,7 +6,7 @@ import numpy as np
 from backends import rows
 
 from memoryd.embed.local import LocalEmbedder
-from memoryd.models import MemoryType, RelationType, State, Tier, utcnow
+from memoryd.models import Memory, MemoryType, RelationType, State, Tier, utcnow
 from memoryd.service import MemoryService
 from memoryd.store import MemoryFilter
 
@@ -83,6 +83,10 @@ def test_history_records_create_update_and_state_with_old_values(
     assert create["old"] is None
     assert create["new"]["content"] == "I live in Berlin"
     assert create["new"]["id"] == memory.id
+    # what the new memory held, not the fields it left empty, nor its text twice
+    assert None not in create["new"].values() and "superseded_by" not in create["new"]
+    assert "l2_content" not in create["new"]
+    assert Memory.model_validate(create["new"]).content == "I live in Berlin"
     assert update["old"]["content"] == "I live in Berlin"
     assert update["new"]["content"] == "I live in Hamburg"
     assert update["old"]["importance"] == 0.4 and update["new"]["importance"] == 0.9
@@ -110,7 +114,8 @@ def test_update_with_new_content_re_embeds(service: MemoryService, embedder: Loc
     assert updated.version == 2
     vector = service.store.get_vector(target)
     assert vector is not None and old_vector is not None
-    np.testing.assert_allclose(vector, embedder.embed_one(updated.content), atol=1e-6)
+    # stored in half precision: 11 significant bits
+    np.testing.assert_allclose(vector, embedder.embed_one(updated.content), atol=1e-3)
     assert not np.allclose(vector, old_vector)
     # the new content is found, by meaning and by keyword; the old is not
     assert _hits(service, "what is my dog's name")[0] == target

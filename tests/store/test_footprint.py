@@ -7,6 +7,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memoryd.embed.local import LocalEmbedder
@@ -54,3 +55,51 @@ def test_cached_vectors_survive_the_move_to_the_new_table(
         ]
         with pytest.raises(sqlite3.IntegrityError):
             conn.execute("INSERT INTO embed_cache(model, hash, vector) VALUES ('m', x'01', x'')")
+
+
+def test_a_vector_is_stored_in_two_bytes_a_number(tmp_path: Path, embedder: LocalEmbedder) -> None:
+    with MemoryService(tmp_path / "home", embedder=embedder) as svc:
+        memory = svc.add("The spare key is under the third flowerpot")
+        vector = svc.store.get_vector(memory.id)
+        assert vector is not None and vector.dtype == np.float32
+        assert np.isclose(np.linalg.norm(vector), 1.0)
+        exact = embedder.embed_one(memory.content)
+        assert float(vector @ exact) > 0.9999
+    with closing(sqlite3.connect(tmp_path / "home" / "memoryd.db")) as conn:
+        sizes = {r[0] for r in conn.execute("SELECT length(vector) FROM memories")}
+        cached = {r[0] for r in conn.execute("SELECT length(vector) FROM embed_cache")}
+    assert sizes == cached == {2 * embedder.dim}
+
+
+def test_vectors_of_an_older_home_are_rewritten_and_still_found(
+    tmp_path: Path, embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scripts = database.migration_scripts()
+    monkeypatch.setattr(
+        database, "migration_scripts", lambda: [s for s in scripts if s.name < "0024_"]
+    )
+    home = tmp_path / "home"
+    texts = ["The spare key is under the third flowerpot", "Choir practice moved to Thursdays"]
+    with MemoryService(home, embedder=embedder) as svc:
+        ids = [svc.add(t).id for t in texts]
+    # as a release before schema v24 wrote them: four bytes a number, the cache too
+    exact = embedder.embed(texts)
+    with closing(sqlite3.connect(home / "memoryd.db")) as conn, conn:
+        for memory_id, vector in zip(ids, exact, strict=True):
+            conn.execute(
+                "UPDATE memories SET vector = ? WHERE id = ?", (vector.tobytes(), memory_id)
+            )
+        conn.execute("UPDATE embed_cache SET vector = ?", (exact[0].tobytes(),))
+    monkeypatch.setattr(database, "migration_scripts", lambda: scripts)
+    with MemoryService(home, embedder=embedder) as svc:
+        for memory_id, vector in zip(ids, exact, strict=True):
+            stored = svc.store.get_vector(memory_id)
+            assert stored is not None and float(stored @ vector) > 0.9999
+        hits = svc.search("where is the spare key", touch=False).results
+        assert hits[0].memory.id == ids[0]
+        # a cached vector of the old width is read as it was written
+        np.testing.assert_array_equal(svc.engine.embed([texts[0]])[0], exact[0])
+    with closing(sqlite3.connect(home / "memoryd.db")) as conn:
+        assert {r[0] for r in conn.execute("SELECT length(vector) FROM memories")} == {
+            2 * embedder.dim
+        }

@@ -47,6 +47,7 @@ from memoryd.store.damage import (
     refuse_lost_database,
 )
 from memoryd.store.fts import cjk_bigrams
+from memoryd.store.rows import half_precision
 
 log = logging.getLogger(__name__)
 # less free space than this on the database's disk: /health says the storage is full
@@ -153,6 +154,8 @@ class Database:
                     "not touch it (point MEMORYD_HOME at another directory)"
                 )
             _use_wal(conn)
+            # the functions a migration's SQL calls
+            conn.create_function("memoryd_half_precision", 1, half_precision, deterministic=True)
             with self.write() as conn:
                 applied = _applied_migrations(conn, migrations)
                 for script in migrations:

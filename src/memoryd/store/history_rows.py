@@ -24,15 +24,30 @@ def as_json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
+# what a new memory's fields hold when they hold nothing
+_EMPTY: tuple[Any, ...] = (None, "", [], {})
+
+
+def created(memory: Memory) -> dict[str, Any]:
+    """A new memory as its ``create`` row records it: every field that holds something
+    (nothing held is the model's default), and the full text (``l2_content``) only where
+    it is more than ``content``. A history row is kept for every memory ever stored: the
+    empty fields were a third of a memory's bytes on disk."""
+    fields = memory.to_json()
+    if fields.get("l2_content") == fields.get("content"):
+        del fields["l2_content"]
+    return {k: v for k, v in fields.items() if v not in _EMPTY}
+
+
 def created_values(memory: Memory, actor: str | None, at: int | None) -> tuple[Any, ...]:
-    """The ``create`` row of a new memory: all of it, as it was stored."""
+    """The ``create`` row of a new memory: what it held as it was stored."""
     return (
         memory.id,
         memory.tenant_id,
         memory.space_id,
         "create",
         None,
-        as_json(memory.to_json()),
+        as_json(created(memory)),
         actor,
         at,
     )

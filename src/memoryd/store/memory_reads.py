@@ -122,9 +122,7 @@ class MemoryReads(Database):
             f"SELECT id, vector FROM memories WHERE id IN ({marks}) AND vector IS NOT NULL",
             list(memory_ids),
         ).fetchall()
-        import numpy as np
-
-        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+        return {r[0]: vector for r in rows if (vector := blob_to_vector(r[1])) is not None}
 
     def get_vector(self, memory_id: str) -> npt.NDArray[np.float32] | None:
         row = self.conn.execute("SELECT vector FROM memories WHERE id = ?", (memory_id,)).fetchone()

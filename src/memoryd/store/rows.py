@@ -20,6 +20,7 @@ from memoryd.models import (
 
 if TYPE_CHECKING:
     import numpy as np
+    import numpy.typing as npt
 
 # what one recall adds to a memory's confidence (seed 001's holographic trust), on
 # either backend
@@ -161,16 +162,71 @@ def row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
     return Memory.model_construct(**dict(zip(MEMORY_COLUMNS, values, strict=True)))
 
 
+# a stored vector's numbers: half precision (schema v24), two bytes each
+VECTOR_DTYPE = "float16"
+
+
+@overload
+def vector_to_blob(vector: np.ndarray[Any, Any]) -> bytes: ...
+@overload
+def vector_to_blob(vector: None) -> None: ...
 def vector_to_blob(vector: np.ndarray[Any, Any] | None) -> bytes | None:
     import numpy as np  # here: opening a store (memoryd list) does not load NumPy
 
-    return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+    return None if vector is None else np.asarray(vector, dtype=VECTOR_DTYPE).tobytes()
 
 
-def blob_to_vector(blob: bytes | None) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+@overload
+def blob_to_vector(blob: bytes, dim: int | None = None) -> npt.NDArray[np.float32]: ...
+@overload
+def blob_to_vector(blob: None, dim: int | None = None) -> None: ...
+def blob_to_vector(blob: bytes | None, dim: int | None = None) -> npt.NDArray[np.float32] | None:
+    """A stored vector as a float32 unit row. Given its ``dim``, one of four bytes a number
+    (the embedding cache of a store written before schema v24) is read as such."""
     import numpy as np
 
-    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
+    if blob is None:
+        return None
+    if dim is not None and len(blob) == 4 * dim:
+        return np.frombuffer(blob, dtype=np.float32)
+    row: npt.NDArray[np.float32] = _unit(
+        np.frombuffer(blob, dtype=VECTOR_DTYPE).astype(np.float32)[None, :]
+    )[0]
+    return row
+
+
+def blobs_to_matrix(blobs: Sequence[bytes], dim: int) -> npt.NDArray[np.float32]:
+    """Stored vectors as the unit rows of one matrix; ``ValueError`` when one of them is not
+    ``dim`` numbers long."""
+    import numpy as np
+
+    flat = np.frombuffer(b"".join(blobs), dtype=VECTOR_DTYPE)
+    if flat.size != len(blobs) * dim:
+        raise ValueError(f"a stored vector is not {dim}-dimensional")
+    return _unit(flat.astype(np.float32).reshape(len(blobs), dim))
+
+
+def _unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Rows rescaled to length one (half precision leaves them a few parts in 10,000 off),
+    so a dot product stays the cosine; a zero row stays as it is."""
+    import numpy as np
+
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    norms[norms == 0] = 1
+    unit: npt.NDArray[np.float32] = (rows / norms).astype(np.float32)
+    return unit
+
+
+def half_precision(blob: bytes | None) -> bytes | None:
+    """A vector stored before schema v24 (four bytes a number) as it is stored now: the
+    SQL function ``memoryd_half_precision`` of that migration."""
+    import numpy as np
+
+    return (
+        None
+        if blob is None
+        else np.frombuffer(blob, dtype=np.float32).astype(VECTOR_DTYPE).tobytes()
+    )
 
 
 def in_rowid_order(page: Callable[[int], Sequence[tuple[Any, ...]]]) -> Iterator[Memory]:

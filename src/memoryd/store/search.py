@@ -22,7 +22,7 @@ from memoryd.models import TOOL_OUTPUT_MARK
 from memoryd.store.filters import MemoryFilter, where_clause
 from memoryd.store.fts import BIGRAM, COMMON_TERM_ROWS, build_query, quote_term
 from memoryd.store.index_kinds import KIND_CODES, UNKNOWN_KIND
-from memoryd.store.rows import blob_to_vector, to_us
+from memoryd.store.rows import blob_to_vector, blobs_to_matrix, to_us
 from memoryd.store.spaces import SpaceStore
 
 if TYPE_CHECKING:
@@ -166,15 +166,13 @@ class SearchLegs(SpaceStore):
         )
         for rows in iter(lambda: cursor.fetchmany(INDEX_BATCH), []):
             rowids, blobs, ends, starts, created, seqs, kinds = zip(*rows, strict=True)
-            vectors = np.frombuffer(b"".join(blobs), np.float32)
-            if vectors.size != len(rows) * dim:
-                raise StorageError(
-                    f"space {space_id}: a stored vector is not {dim}-dimensional "
-                    "(run memoryd reindex)"
-                )
+            try:
+                vectors = blobs_to_matrix(blobs, dim)
+            except ValueError as exc:
+                raise StorageError(f"space {space_id}: {exc} (run memoryd reindex)") from None
             yield IndexColumns(
                 rowids=np.array(rowids, np.int64),
-                vectors=vectors.reshape(len(rows), dim),
+                vectors=vectors,
                 ends=np.array(ends, np.int64),
                 starts=np.array(starts, np.int64),
                 created=np.array(created, np.int64),

@@ -24,6 +24,7 @@ import numpy as np
 from memoryd.errors import ValidationError
 from memoryd.store.postgres.database import Conn
 from memoryd.store.postgres.store import PostgresStore
+from memoryd.store.rows import blob_to_vector, vector_to_blob
 from memoryd.store.search import INDEX_TOKEN
 from memoryd.store.sqlite import SQLiteStore
 
@@ -255,7 +256,7 @@ def _to_postgres(column: Column, value: Any) -> Any:
     if value is None:
         return None
     if column.kind == "vector":
-        return np.frombuffer(value, dtype=np.float32)
+        return blob_to_vector(value)
     if column.kind == "bool":
         return bool(value)
     return value
@@ -265,7 +266,7 @@ def _to_sqlite(column: Column, value: Any) -> Any:
     if value is None:
         return None
     if column.kind == "vector":
-        return np.asarray(value, dtype=np.float32).tobytes()
+        return vector_to_blob(np.asarray(value, dtype=np.float32))
     if column.kind == "bool":
         return int(value)
     if column.kind == "bytes":

@@ -1,5 +1,5 @@
 """The speed and load commands of ``python -m bench``: speed, startup, import, server,
-proxy, rerank, ingest-latency, export-rss, footprint."""
+proxy, rerank, ingest-latency, export-rss, footprint, first-add."""
 
 from __future__ import annotations
 
@@ -59,6 +59,18 @@ def startup(
 
     report = st.run(runs)
     publish(report, out, st.print_report)
+
+
+@app.command("first-add")
+def first_add(
+    size: Annotated[int, typer.Option(help="Memories in the bulk-loaded store.")] = 100_000,
+    out: Annotated[Path, typer.Option()] = REPORTS / "first_add.json",
+) -> None:
+    """The first add() of a new process on a home a bulk load just filled."""
+    from bench import first_add as fa
+
+    report = fa.run(size)
+    publish(report, out, fa.print_report)
 
 
 @app.command("import")

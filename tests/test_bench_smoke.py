@@ -285,6 +285,13 @@ def test_import_harness(tmp_path: Path) -> None:
     assert metrics["import_vs_bare"] > 0
 
 
+def test_first_add_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "first-add", "--size", "200")
+    metrics = report["metrics"]
+    assert metrics["memories"] == 200 and metrics["graph"] == "none"  # below the threshold
+    assert metrics["first_add_s"] > 0 and metrics["second_add_s"] > 0
+
+
 def test_speed_and_server_on_postgres(tmp_path: Path, postgres_server: str) -> None:
     """Both benches beside SQLite on a PostgreSQL given by URL: the store is built once in
     its own database and reused by the next bench, each measuring a copy."""

@@ -344,6 +344,8 @@ def reindex(service: MemoryService, progress: Progress | None = None) -> int:
     with store.write() as conn:
         store.set_meta(conn, "embed_model", embedder.name)
         store.set_meta(conn, "embed_dim", str(embedder.dim))
+    if store.index is not None:
+        store.index.stop_building()
     store.index = None
     engine._embedder = embedder
     engine._retriever = None

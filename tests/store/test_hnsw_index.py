@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from memoryd.config import load_settings
 from memoryd.embed.local import LocalEmbedder
 from memoryd.models import utcnow
 from memoryd.service import MemoryService
+from memoryd.store import index_graph
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.hnsw_index import HnswGraph
 from memoryd.store.index_arrays import IndexRow
@@ -259,6 +261,44 @@ def test_switches_on_past_the_threshold_and_off_below_half() -> None:
     index.apply([IndexRow(81, None, False, None, None, None)])
     assert index.graph is None
     assert index.search(vectors[99], 1)[0][0] == 100
+
+
+def test_a_large_graph_is_built_aside_while_the_space_is_scanned_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bulk load does not make the next search wait for the graph: it is built on a
+    thread of its own and taken in, patched with what was written meanwhile."""
+    monkeypatch.setattr(index_graph, "BUILD_ASIDE_ROWS", 150)
+    rng = np.random.default_rng(17)
+    vectors = unit(rng, 350)
+    release = threading.Event()
+    built = HnswGraph.add
+
+    def held(self: HnswGraph, rowids: Any, batch: Any) -> None:
+        release.wait(timeout=30)  # the build waits until the test has written meanwhile
+        built(self, rowids, batch)
+
+    monkeypatch.setattr(HnswGraph, "add", held)
+    index = VectorIndex(DIM, hnsw_threshold=100).space("s")
+    index.apply(rows(vectors[:300], seq=1), seq=1)
+    assert index.graph is None and index.aside is not None
+    # exact meanwhile: every answer the exact one
+    assert index.search(vectors[41], 1)[0] == (42, pytest.approx(1.0, abs=1e-5))
+    # written while it builds: a row gone, a row moved, new rows
+    moved = unit(rng, 1)[0]
+    index.apply([IndexRow(5, None, False, None, None, None, seq=2)], seq=2)
+    index.apply([IndexRow(9, moved, True, None, None, None, seq=3)], seq=3)
+    monkeypatch.setattr(HnswGraph, "add", built)
+    index.apply(rows(vectors[300:], first=301, seq=4), seq=4)
+    release.set()
+    assert index.aside is not None
+    index.aside.result(timeout=30)
+    index.adopt_built()
+    assert index.graph is not None and index.graph_origin == "built"
+    keys = set(index.graph.keys().tolist())
+    assert keys == set(range(1, 351)) - {5}
+    hits = index._search_graph(moved, 1, NOW)
+    assert hits is not None and hits[0][0] == 9
 
 
 def test_never_switches_without_a_threshold() -> None:

@@ -66,17 +66,18 @@ class SearchLegs(SpaceStore):
         assert self.index is not None, "bind_embedding_model() first"
         space = self.index.space(space_id)
         with space.lock:
+            space.adopt_built()  # a graph built aside since, if any
             with self.read() as conn:
                 seq = int(
                     conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()[0]
                 )
-                if seq == space.seq:
-                    return
-                if space.size == 0 and space.graph is None:
+                if seq != space.seq and space.size == 0 and space.graph is None:
                     self._load_index(conn, space_id, space, seq)
                 if space.seq != seq:  # rows written since: the arrays grow as they need
                     space.apply_batches(self._index_rows(conn, space_id, space.seq), seq)
-            token = space.save() if space.save_due() else None
+            if not space.save_due():
+                return
+            token = space.save()
             if token is not None:  # a write: the search must not wait behind another's
                 self.vouching.submit(self.vouch_for_index, {space_id: token})
 

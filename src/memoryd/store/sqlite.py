@@ -77,6 +77,7 @@ class SQLiteStore(
     def close(self) -> None:
         self.vouching.shutdown()  # the tokens of rows saved by searches, then the last ones
         if self.index is not None:  # the spaces that changed enough since their last save
+            self.index.stop_building()
             self.vouch_for_index(self.index.save())
         super().close()
 

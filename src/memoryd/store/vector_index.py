@@ -237,7 +237,15 @@ class VectorIndex:
                 tokens[space_id] = token
         return tokens
 
+    def stop_building(self) -> None:
+        """Stop every space's graph build aside (a closing store)."""
+        with self._lock:
+            spaces = list(self._spaces.values())
+        for space in spaces:
+            space.stop_building()
+
     def clear(self) -> None:
+        self.stop_building()
         with self._lock:
             self._spaces.clear()
 

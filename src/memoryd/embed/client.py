@@ -45,8 +45,14 @@ class Embedder(ABC):
 
     def embed_query(self, text: str) -> Vectors:
         """A search query's vector. The same as a memory's for symmetric models; a model
-        trained with separate query and passage prefixes (E5, BGE) overrides it."""
-        return self.embed_one(text)
+        trained with separate query and passage prefixes (E5, BGE) overrides
+        :meth:`embed_queries`."""
+        row: Vectors = self.embed_queries([text])[0]
+        return row
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Search queries' vectors, in one call."""
+        return self.embed(texts)
 
 
 def normalize_rows(vectors: Vectors) -> Vectors:

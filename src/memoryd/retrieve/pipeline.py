@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.embed import Embedder
+from memoryd.embed.batcher import QueryBatcher
 from memoryd.errors import MemorydError
 from memoryd.models import (
     Memory,
@@ -121,6 +122,8 @@ class Retriever:
         self.embedder = embedder
         self.reranker = reranker
         self.observe_stage: StageObserver | None = None  # set by a server that counts
+        # concurrent searches' queries go to the model together
+        self._queries = QueryBatcher(embedder)
         # a repeated query (an agent asking again each turn, a hook's prompt) skips the model;
         # failures raise, so they are never cached
         self._embed_cached = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_fresh)
@@ -132,7 +135,7 @@ class Retriever:
         return info.hits, info.misses
 
     def _embed_fresh(self, query: str) -> npt.NDArray[np.float32]:
-        vector = self.embedder.embed_query(query)
+        vector = self._queries.embed_query(query)
         vector.flags.writeable = False  # shared by every search of this query
         return vector
 

@@ -283,6 +283,15 @@ def summarize(
     return metrics
 
 
+def one_row_table(title: str, cells: dict[str, Any]) -> Table:
+    """A report's figures as one row under their column names."""
+    table = Table(title=title)
+    for column in cells:
+        table.add_column(column, justify="right")
+    table.add_row(*(str(v) for v in cells.values()))
+    return table
+
+
 def percentile_table(title: str, first: str, rows: dict[str, dict[str, float]]) -> Table:
     """A table of p50 / p95 / p99 in ms, one row per name (``first`` heads the names)."""
     table = Table(title=title)

@@ -20,9 +20,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress
-from rich.table import Table
 
-from bench.common import Timer
+from bench.common import Timer, one_row_table
 from bench.speed import build_store
 from memoryd.store import DB_FILENAME
 
@@ -82,10 +81,12 @@ def run(size: int) -> dict[str, Any]:
 
 def print_report(report: dict[str, Any], console: Console) -> None:
     m = report["metrics"]
-    table = Table(title=f"first add after a bulk load of {m['memories']:,} memories")
-    for column in ("first add s", "second add s", "search s", "graph"):
-        table.add_column(column, justify="right")
-    table.add_row(
-        str(m["first_add_s"]), str(m["second_add_s"]), str(m["search_s"]), str(m["graph"])
+    cells = {
+        "first add s": m["first_add_s"],
+        "second add s": m["second_add_s"],
+        "search s": m["search_s"],
+        "graph": m["graph"],
+    }
+    console.print(
+        one_row_table(f"first add after a bulk load of {m['memories']:,} memories", cells)
     )
-    console.print(table)

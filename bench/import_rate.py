@@ -22,9 +22,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress
-from rich.table import Table
 
-from bench.common import Timer, bench_model
+from bench.common import Timer, bench_model, one_row_table
 from bench.speed import build_store
 from memoryd.models import Memory
 from memoryd.store import DB_FILENAME
@@ -111,13 +110,10 @@ def _measure(size: int) -> dict[str, Any]:
 
 def print_report(report: dict[str, Any], console: Console) -> None:
     m = report["metrics"]
-    table = Table(title=f"bulk import of {m['memories']:,} memories")
-    for column in ("import s", "import /s", "bare model /s", "import / bare"):
-        table.add_column(column, justify="right")
-    table.add_row(
-        str(m["import_s"]),
-        str(m["import_per_s"]),
-        str(m["bare_embed_per_s"]),
-        str(m["import_vs_bare"]),
-    )
-    console.print(table)
+    cells = {
+        "import s": m["import_s"],
+        "import /s": m["import_per_s"],
+        "bare model /s": m["bare_embed_per_s"],
+        "import / bare": m["import_vs_bare"],
+    }
+    console.print(one_row_table(f"bulk import of {m['memories']:,} memories", cells))

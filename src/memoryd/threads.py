@@ -46,6 +46,18 @@ def model_threads(chosen: int | None = None) -> int:
     return chosen or min(cores(), MAX_DEFAULT)
 
 
+# searches run at once on each core, when all of a search runs here (its model local, no
+# reranker over the network): more only take turns on the cores, and each one's time grows
+# with the others' (on 2 cores, 64 clients: 64-70 requests a second unbounded, 74-85 with
+# four at a time; docs/benchmarks.md)
+SEARCHES_PER_CORE = 2
+
+
+def search_slots() -> int:
+    """Searches that may run at once in one process: two a core; the rest wait their turn."""
+    return SEARCHES_PER_CORE * cores()
+
+
 def limit_blas() -> None:
     """One BLAS thread, unless the user chose otherwise; before NumPy is imported."""
     for name in BLAS_VARIABLES:

@@ -22,6 +22,8 @@ class Embedder(ABC):
 
     name: str
     dim: int
+    # whether the model runs in this process (its time is CPU) or behind the network
+    runs_here: bool = True
 
     @abstractmethod
     def _embed(self, texts: Sequence[str]) -> Vectors:

@@ -15,6 +15,8 @@ TIMEOUT_S = 30.0
 
 
 class OpenAIEmbedder(Embedder):
+    runs_here = False  # behind the network
+
     def __init__(
         self,
         model: str,

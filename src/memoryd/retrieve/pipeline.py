@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +62,7 @@ from memoryd.retrieve.topk_cap import topk_cap
 from memoryd.store.filters import MemoryFilter
 from memoryd.store.protocol import Store
 from memoryd.text.attribute_meaning import asked_attributes
+from memoryd.threads import search_slots
 
 log = logging.getLogger(__name__)
 # query vectors kept per retriever (384 float32 each with the bundled model: ~1.5 MB)
@@ -124,6 +128,12 @@ class Retriever:
         self.observe_stage: StageObserver | None = None  # set by a server that counts
         # concurrent searches' queries go to the model together
         self._queries = QueryBatcher(embedder)
+        # a search that is all CPU here waits for a turn: a few at a time finish sooner than
+        # all at once; one that waits on the network (its model, a reranker) does not
+        local = embedder.runs_here and reranker is None
+        self._turns: AbstractContextManager[Any] = (
+            threading.BoundedSemaphore(search_slots()) if local else nullcontext()
+        )
         # a repeated query (an agent asking again each turn, a hook's prompt) skips the model;
         # failures raise, so they are never cached
         self._embed_cached = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._embed_fresh)
@@ -222,6 +232,12 @@ class Retriever:
         return {i: round(float(np.dot(v, query)), 6) for i, v in vectors.items()}
 
     def search(
+        self, tenant_id: str, spaces: Sequence[SpaceRef], request: SearchRequest
+    ) -> SearchResponse:
+        with self._turns:
+            return self._search(tenant_id, spaces, request)
+
+    def _search(
         self, tenant_id: str, spaces: Sequence[SpaceRef], request: SearchRequest
     ) -> SearchResponse:
         started = time.perf_counter()

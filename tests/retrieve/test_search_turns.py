@@ -64,3 +64,22 @@ def test_searches_that_wait_on_a_reranker_do_not(
         service.engine.store, service.engine.embedder, reranker=reranker
     )
     assert _most_at_once(service, monkeypatch) == CLIENTS
+
+
+def test_a_conversation_left_out_is_left_out_and_the_rest_fills_the_page(
+    service: MemoryService,
+) -> None:
+    """Recall for a conversation in progress leaves its own turns out (the vector leg by
+    its few rows, not every other row listed); the page still holds ``limit`` others."""
+    for day in range(6):
+        service.ingest(
+            [{"role": "user", "content": f"The parcel for the lake house came on day {day}"}],
+            session_id="now" if day % 2 else f"before-{day}",
+        )
+    for day in range(6):
+        service.add(f"The lake house parcel of week {day} was signed for by a neighbour")
+    found = service.search("the lake house parcel", limit=6, exclude_session="now", touch=False)
+    assert len(found.results) == 6
+    assert all(hit.memory.session_id != "now" for hit in found.results)
+    everything = service.search("the lake house parcel", limit=20, touch=False).results
+    assert any(hit.memory.session_id == "now" for hit in everything)

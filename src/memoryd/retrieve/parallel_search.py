@@ -52,15 +52,18 @@ def parallel_search(
     k: int,
     f: MemoryFilter,
 ) -> list[Candidate]:
-    """Both legs for one space; ``query_vector`` resolves to None when embedding failed."""
-    vector_leg = _POOL.submit(_vector_leg, store, tenant_id, space_id, query_vector, k, f)
+    """Both legs for one space; ``query_vector`` resolves to None when embedding failed.
+
+    The keyword leg runs on the pool while this thread waits for the query's vector and
+    runs the vector leg itself: a pool thread never waits on another pool task, so
+    concurrent searches do not queue behind legs that only wait."""
     bm25_leg = _POOL.submit(store.bm25_search, tenant_id, space_id, query, k, f)
 
     failures: list[str] = []
     vector_hits: list[tuple[int, float]] = []
     bm25_hits: list[tuple[int, float]] = []
     try:
-        found = vector_leg.result()
+        found = _vector_leg(store, tenant_id, space_id, query_vector, k, f)
         if found is None:
             failures.append("the query could not be embedded")
         else:

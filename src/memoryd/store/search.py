@@ -208,16 +208,38 @@ class SearchLegs(SpaceStore):
         rest = replace(
             f, created_after=None, created_before=None, memory_type=None, exclude_types=()
         )
-        allowed = self.allowed_rowids(tenant_id, [space_id], f) if rest.is_narrowing() else None
+        allowed, left_out = None, frozenset[int]()
+        if (
+            rest.not_session_id is not None
+            and not replace(rest, not_session_id=None).is_narrowing()
+        ):
+            # every row but one conversation's (a proxy's recall leaves out the one in
+            # progress): its few rows are left out, not every other row listed by SQL
+            left_out = self._session_rowids(tenant_id, space_id, rest.not_session_id)
+        elif rest.is_narrowing():
+            allowed = self.allowed_rowids(tenant_id, [space_id], f)
         live_at = None if f.as_of is not None or f.live_at is None else to_us(f.live_at)
         created = (
             None if f.created_after is None else to_us(f.created_after),
             None if f.created_before is None else to_us(f.created_before),
         )
         with space.lock:
-            return space.search(
-                query, k, live_at=live_at, allowed=allowed, created=created, kinds=kinds_of(f)
+            found = space.search(
+                query,
+                k + len(left_out),
+                live_at=live_at,
+                allowed=allowed,
+                created=created,
+                kinds=kinds_of(f),
             )
+        return [hit for hit in found if hit[0] not in left_out][:k]
+
+    def _session_rowids(self, tenant_id: str, space_id: str, session_id: str) -> frozenset[int]:
+        rows = self.conn.execute(
+            "SELECT rowid FROM memories WHERE tenant_id = ? AND space_id = ? AND session_id = ?",
+            (tenant_id, space_id, session_id),
+        ).fetchall()
+        return frozenset(r[0] for r in rows)
 
     def _word_plan(self, terms: Sequence[str]) -> tuple[str | None, bool]:
         """A narrower MATCH expression to try before the plain OR of ``terms`` (None: none),

@@ -267,13 +267,24 @@ def show_fields(data: dict[str, Any]) -> None:
 
 
 def progress_bar() -> Progress:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """The bar of a long command: done of total, time spent, and the time left at the
+    pace so far (an import of a large file runs for minutes)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
         console=err,
         disable=state.as_json,
     )

@@ -11,19 +11,24 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 
 class Periodic:
-    """``run_once`` every ``interval_s`` (first at start when ``at_start``), until ``stop``."""
+    """``run_once`` every ``interval_s`` (first at start when ``at_start``), until ``stop``.
+
+    ``turn``, when given, is asked before each run and skips it when another process
+    sharing the database ran the job this interval (``Store.take_turn``)."""
 
     name = "memoryd-periodic"
     at_start = False
 
-    def __init__(self, interval_s: float) -> None:
+    def __init__(self, interval_s: float, turn: Callable[[str, float], bool] | None = None) -> None:
         self.interval_s = interval_s
+        self.turn = turn
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
 
@@ -45,6 +50,9 @@ class Periodic:
 
     def _run(self) -> None:
         try:
+            if self.turn is not None and not self.turn(self.name, self.interval_s):
+                log.debug("%s: another process ran it this interval", self.name)
+                return
             self.run_once()
         except Exception:  # the next run still comes (logged)
             log.exception("%s: a run failed", self.name)

@@ -45,7 +45,7 @@ class SessionWorker(Periodic):
 
     def __init__(self, svc: MemoryService, interval_s: float) -> None:
         self.svc = svc
-        super().__init__(interval_s)
+        super().__init__(interval_s, svc.store.take_turn)
 
     def run_once(self) -> dict[str, int]:
         return run_pass(self.svc)

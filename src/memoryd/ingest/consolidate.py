@@ -269,7 +269,7 @@ class Schedule(Periodic):
 
     def __init__(self, engine: Engine, interval_s: float) -> None:
         self.engine = engine
-        super().__init__(interval_s)
+        super().__init__(interval_s, engine.store.take_turn)
 
     def run_once(self) -> list[str]:
         """Queue one consolidation per active tenant; the task ids."""

@@ -48,6 +48,7 @@ from memoryd.store.damage import (
 )
 from memoryd.store.fts import cjk_bigrams
 from memoryd.store.rows import half_precision
+from memoryd.store.turns import turn_params, turn_sql
 
 log = logging.getLogger(__name__)
 # less free space than this on the database's disk: /health says the storage is full
@@ -351,6 +352,12 @@ class Database:
     def get_meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def take_turn(self, job: str, every_s: float) -> bool:
+        """This process's turn to run ``job``, due every ``every_s`` (``store.turns``)."""
+        with self.write() as conn:
+            row = conn.execute(turn_sql("?"), turn_params(job, every_s, utcnow())).fetchone()
+        return row is not None
 
     def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
         conn.execute(

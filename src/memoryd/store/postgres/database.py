@@ -32,6 +32,7 @@ from memoryd.errors import (
     StorageReadOnlyError,
 )
 from memoryd.models import format_ts, utcnow
+from memoryd.store.turns import turn_params, turn_sql
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -203,6 +204,12 @@ class PgDatabase:
     def get_meta(self, key: str) -> str | None:
         row = self.one("SELECT value FROM meta WHERE key = %s", (key,))
         return None if row is None else str(row[0])
+
+    def take_turn(self, job: str, every_s: float) -> bool:
+        """This process's turn to run ``job``, due every ``every_s`` (``store.turns``)."""
+        with self.write() as conn:
+            row = conn.execute(turn_sql("%s"), turn_params(job, every_s, utcnow())).fetchone()
+        return row is not None
 
     def set_meta(self, conn: Conn, key: str, value: str) -> None:
         conn.execute(

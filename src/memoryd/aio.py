@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from memoryd.client import (
     DEFAULT_TIMEOUT_S,
@@ -39,6 +39,18 @@ from memoryd.errors import ValidationError
 from memoryd.extras import extra
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse
 from memoryd.models import Memory as MemoryRecord
+from memoryd.options import (
+    AddFields,
+    EmbeddedAddFields,
+    EmbeddedImportOptions,
+    EmbeddedIngestOptions,
+    EmbeddedListFilters,
+    EmbeddedSearchOptions,
+    ImportOptions,
+    IngestOptions,
+    ListFilters,
+    SearchOptions,
+)
 from memoryd.portability import Progress
 from memoryd.remote_call import Call, R
 from memoryd.sdk import Memory
@@ -109,8 +121,10 @@ class AsyncMemory:
     def tasks(self) -> AsyncTasks:
         return AsyncTasks(self.sync.tasks)
 
-    async def add(self, content: str, **fields: Any) -> MemoryRecord:
-        return await asyncio.to_thread(self.sync.add, content, **fields)
+    async def add(
+        self, content: str, *, user_id: str | None = None, **fields: Unpack[EmbeddedAddFields]
+    ) -> MemoryRecord:
+        return await asyncio.to_thread(lambda: self.sync.add(content, user_id=user_id, **fields))
 
     async def update(self, memory_id: str, **fields: Any) -> MemoryRecord:
         return await asyncio.to_thread(self.sync.update, memory_id, **fields)
@@ -127,9 +141,17 @@ class AsyncMemory:
         return await asyncio.to_thread(self.sync.delete_all, confirm, **options)
 
     async def ingest(
-        self, messages: Sequence[Message | dict[str, Any]], **options: Any
+        self,
+        messages: Sequence[Message | dict[str, Any]],
+        *,
+        user_id: str | None = None,
+        mode: str = "raw",
+        dates: datetime | Sequence[datetime | None] | None = None,
+        **options: Unpack[EmbeddedIngestOptions],
     ) -> IngestResult:
-        return await asyncio.to_thread(self.sync.ingest, messages, **options)
+        return await asyncio.to_thread(
+            lambda: self.sync.ingest(messages, user_id=user_id, mode=mode, dates=dates, **options)
+        )
 
     async def mark_noise(self, memory_id: str, **options: Any) -> None:
         await asyncio.to_thread(self.sync.mark_noise, memory_id, **options)
@@ -146,8 +168,16 @@ class AsyncMemory:
         task = await asyncio.to_thread(lambda: self.sync.consolidate(wait=False))
         return await self.wait_for_task(task["id"], timeout_s) if wait else task
 
-    async def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
-        return await asyncio.to_thread(self.sync.import_file, path, **options)
+    async def import_file(
+        self,
+        path: Path | str,
+        *,
+        user_id: str | None = None,
+        **options: Unpack[EmbeddedImportOptions],
+    ) -> dict[str, Any]:
+        return await asyncio.to_thread(
+            lambda: self.sync.import_file(path, user_id=user_id, **options)
+        )
 
     async def import_task(self, import_id: str, **options: Any) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.import_task, import_id, **options)
@@ -163,14 +193,20 @@ class AsyncMemory:
     async def get(self, memory_id: str, **options: Any) -> MemoryRecord:
         return await asyncio.to_thread(self.sync.get, memory_id, **options)
 
-    async def list(self, **filters: Any) -> builtins.list[MemoryRecord]:
-        return await asyncio.to_thread(self.sync.list, **filters)
+    async def list(
+        self, *, user_id: str | None = None, **filters: Unpack[EmbeddedListFilters]
+    ) -> builtins.list[MemoryRecord]:
+        return await asyncio.to_thread(lambda: self.sync.list(user_id=user_id, **filters))
 
-    async def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]:
-        return await asyncio.to_thread(self.sync.search, query, **options)
+    async def search(
+        self, query: str, *, user_id: str | None = None, **options: Unpack[EmbeddedSearchOptions]
+    ) -> builtins.list[ScoredMemory]:
+        return await asyncio.to_thread(lambda: self.sync.search(query, user_id=user_id, **options))
 
-    async def explain(self, query: str, **options: Any) -> SearchResponse:
-        return await asyncio.to_thread(self.sync.explain, query, **options)
+    async def explain(
+        self, query: str, *, user_id: str | None = None, **options: Unpack[EmbeddedSearchOptions]
+    ) -> SearchResponse:
+        return await asyncio.to_thread(lambda: self.sync.explain(query, user_id=user_id, **options))
 
     async def history(self, memory_id: str, **options: Any) -> builtins.list[dict[str, Any]]:
         return await asyncio.to_thread(self.sync.history, memory_id, **options)
@@ -258,7 +294,7 @@ class AsyncRemoteMemory:
             raise ServerError(f"cannot reach {self._http.base_url}: {exc}") from exc
         return answer(call, response)
 
-    async def add(self, content: str, **fields: Any) -> MemoryRecord:
+    async def add(self, content: str, **fields: Unpack[AddFields]) -> MemoryRecord:
         return await self._send(Calls.add(content, fields))
 
     async def update(self, memory_id: str, **fields: Any) -> MemoryRecord:
@@ -281,7 +317,7 @@ class AsyncRemoteMemory:
         *,
         mode: str = "raw",
         dates: datetime | Sequence[datetime | None] | None = None,
-        **options: Any,
+        **options: Unpack[IngestOptions],
     ) -> IngestResult:
         return await self._send(Calls.ingest(messages, mode, dates, options))
 
@@ -298,7 +334,9 @@ class AsyncRemoteMemory:
         task = await self._send(Calls.consolidate())
         return await self.wait_for_task(task["id"], timeout_s) if wait else task
 
-    async def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
+    async def import_file(
+        self, path: Path | str, **options: Unpack[ImportOptions]
+    ) -> dict[str, Any]:
         return await self._send(Calls.import_file(path, options))
 
     async def import_task(self, import_id: str) -> dict[str, Any]:
@@ -313,13 +351,15 @@ class AsyncRemoteMemory:
     async def get(self, memory_id: str) -> MemoryRecord:
         return await self._send(Calls.get(memory_id))
 
-    async def list(self, **filters: Any) -> builtins.list[MemoryRecord]:
+    async def list(self, **filters: Unpack[ListFilters]) -> builtins.list[MemoryRecord]:
         return await self._send(Calls.list(filters))
 
-    async def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]:
+    async def search(
+        self, query: str, **options: Unpack[SearchOptions]
+    ) -> builtins.list[ScoredMemory]:
         return (await self._send(Calls.search(query, options))).results
 
-    async def explain(self, query: str, **options: Any) -> SearchResponse:
+    async def explain(self, query: str, **options: Unpack[SearchOptions]) -> SearchResponse:
         return await self._send(Calls.search(query, {**options, "include_trace": True}))
 
     async def history(self, memory_id: str) -> builtins.list[dict[str, Any]]:

@@ -20,17 +20,18 @@ from __future__ import annotations
 import builtins
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from memoryd import errors
 from memoryd.extras import extra
 from memoryd.jobs.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
+from memoryd.options import AddFields, ImportOptions, IngestOptions, ListFilters, SearchOptions
 from memoryd.portability import Progress
 from memoryd.remote_call import Call, R
 from memoryd.text.conversation import check_message
@@ -75,11 +76,10 @@ def _error(response: httpx.Response) -> errors.MemorydError:
     return exc
 
 
-def _query(options: dict[str, Any]) -> dict[str, Any]:
+def _query(options: Mapping[str, Any]) -> dict[str, Any]:
     """Options as query parameters: lists comma-joined, times in RFC 3339, None left out."""
-    _no_user(options)
     out: dict[str, Any] = {}
-    for name, value in options.items():
+    for name, value in _no_user(options).items():
         if value is None:
             continue
         if isinstance(value, list | tuple):
@@ -92,19 +92,19 @@ def _query(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _jsonable(fields: dict[str, Any]) -> dict[str, Any]:
+def _jsonable(fields: Mapping[str, Any]) -> dict[str, Any]:
     """Fields as JSON values (enums by value, times in RFC 3339), None left out."""
-    _no_user(fields)
-    return {name: wire(value) for name, value in fields.items() if value is not None}
+    return {name: wire(value) for name, value in _no_user(fields).items() if value is not None}
 
 
-def _no_user(options: dict[str, Any]) -> None:
+def _no_user(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options but ``user_id`` (None: left out; a value: refused)."""
     if options.get("user_id") is not None:
         raise errors.ValidationError(
             "user_id is for the embedded Memory; on a server each user is a tenant: "
             "use that tenant's API key"
         )
-    options.pop("user_id", None)
+    return {k: v for k, v in options.items() if k != "user_id"}
 
 
 def _json(data: Any) -> Any:
@@ -139,7 +139,7 @@ class Calls:
     """The requests behind each method of the remote clients (sync and asyncio)."""
 
     @staticmethod
-    def add(content: str, fields: dict[str, Any]) -> Call[MemoryRecord]:
+    def add(content: str, fields: Mapping[str, Any]) -> Call[MemoryRecord]:
         return Call(
             "POST", "/v1/memories", _memory, {"json": {"content": content, **_jsonable(fields)}}
         )
@@ -173,7 +173,9 @@ class Calls:
         return Call("DELETE", "/v1/memories/all", _json, {"headers": headers})
 
     @staticmethod
-    def ingest(messages: Any, mode: str, dates: Any, options: dict[str, Any]) -> Call[IngestResult]:
+    def ingest(
+        messages: Any, mode: str, dates: Any, options: Mapping[str, Any]
+    ) -> Call[IngestResult]:
         body = _jsonable({"messages": _messages(messages, dates), "mode": mode, **options})
         return Call("POST", "/v1/memories", IngestResult.model_validate, {"json": body})
 
@@ -198,7 +200,7 @@ class Calls:
         return Call("POST", f"/v1/imports/{import_id}/rollback", _json)
 
     @staticmethod
-    def import_file(path: Path | str, options: dict[str, Any]) -> Call[dict[str, Any]]:
+    def import_file(path: Path | str, options: Mapping[str, Any]) -> Call[dict[str, Any]]:
         file = Path(path).expanduser()
         try:
             data = file.read_bytes()
@@ -213,7 +215,7 @@ class Calls:
         return Call("GET", f"/v1/memories/{memory_id}", _memory)
 
     @staticmethod
-    def list(filters: dict[str, Any]) -> Call[builtins.list[MemoryRecord]]:
+    def list(filters: Mapping[str, Any]) -> Call[builtins.list[MemoryRecord]]:
         return Call(
             "GET",
             "/v1/memories",
@@ -222,7 +224,8 @@ class Calls:
         )
 
     @staticmethod
-    def search(query: str, options: dict[str, Any]) -> Call[SearchResponse]:
+    def search(query: str, given: Mapping[str, Any]) -> Call[SearchResponse]:
+        options = dict(given)
         if "spaces" in options:
             options["space"] = options.pop("spaces")
         if "tags" in options:  # the server's tag filter (``tags`` itself is ignored there)
@@ -329,7 +332,7 @@ class RemoteMemory:
         return self._send(Call(method, path, _json, options))
 
     # writes
-    def add(self, content: str, **fields: Any) -> MemoryRecord:
+    def add(self, content: str, **fields: Unpack[AddFields]) -> MemoryRecord:
         return self._send(Calls.add(content, fields))
 
     def update(self, memory_id: str, **fields: Any) -> MemoryRecord:
@@ -352,7 +355,7 @@ class RemoteMemory:
         *,
         mode: str = "raw",
         dates: datetime | Sequence[datetime | None] | None = None,
-        **options: Any,
+        **options: Unpack[IngestOptions],
     ) -> IngestResult:
         return self._send(Calls.ingest(messages, mode, dates, options))
 
@@ -381,7 +384,7 @@ class RemoteMemory:
         return self.wait_for_task(task["id"], timeout_s) if wait else task
 
     # file import
-    def import_file(self, path: Path | str, **options: Any) -> dict[str, Any]:
+    def import_file(self, path: Path | str, **options: Unpack[ImportOptions]) -> dict[str, Any]:
         """Upload a file to ``POST /v1/imports``; its ImportTask (see ``Memory.import_file``)."""
         return self._send(Calls.import_file(path, options))
 
@@ -398,13 +401,13 @@ class RemoteMemory:
     def get(self, memory_id: str) -> MemoryRecord:
         return self._send(Calls.get(memory_id))
 
-    def list(self, **filters: Any) -> builtins.list[MemoryRecord]:
+    def list(self, **filters: Unpack[ListFilters]) -> builtins.list[MemoryRecord]:
         return self._send(Calls.list(filters))
 
-    def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]:
+    def search(self, query: str, **options: Unpack[SearchOptions]) -> builtins.list[ScoredMemory]:
         return self._send(Calls.search(query, options)).results
 
-    def explain(self, query: str, **options: Any) -> SearchResponse:
+    def explain(self, query: str, **options: Unpack[SearchOptions]) -> SearchResponse:
         """Search with the per-stage trace."""
         return self._send(Calls.search(query, {**options, "include_trace": True}))
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import builtins
 import copy
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from memoryd.embed import Embedder
 from memoryd.errors import ValidationError
@@ -27,6 +28,13 @@ from memoryd.ingest.direct import build_direct_memory
 from memoryd.jobs.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
+from memoryd.options import (
+    EmbeddedAddFields,
+    EmbeddedImportOptions,
+    EmbeddedIngestOptions,
+    EmbeddedListFilters,
+    EmbeddedSearchOptions,
+)
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
 from memoryd.service import TASK_POLL_S, MemoryService
 from memoryd.store.filters import MemoryFilter
@@ -52,7 +60,7 @@ def _wired(found: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_options(
-    what: str, options: dict[str, Any], allowed: Callable[..., Any] | frozenset[str]
+    what: str, options: Mapping[str, Any], allowed: Callable[..., Any] | frozenset[str]
 ) -> None:
     """Unknown keyword arguments are a ValidationError naming the ones that exist."""
     if callable(allowed):
@@ -129,7 +137,9 @@ class Memory:
         return self._as(None).tasks
 
     # writes
-    def add(self, content: str, *, user_id: str | None = None, **fields: Any) -> MemoryRecord:
+    def add(
+        self, content: str, *, user_id: str | None = None, **fields: Unpack[EmbeddedAddFields]
+    ) -> MemoryRecord:
         """Remember ``content`` now; the same content again returns the memory that holds it."""
         check_options("add", fields, _ADD_FIELDS)
         return self._as(user_id).add(content, **fields)
@@ -160,10 +170,12 @@ class Memory:
         messages: Sequence[Message | dict[str, Any]],
         *,
         user_id: str | None = None,
-        **options: Any,
+        mode: str = "raw",
+        dates: datetime | Sequence[datetime | None] | None = None,
+        **options: Unpack[EmbeddedIngestOptions],
     ) -> IngestResult:
         check_options("ingest", options, MemoryService.ingest)
-        return self._as(user_id).ingest(messages, **options)
+        return self._as(user_id).ingest(messages, mode=mode, dates=dates, **options)
 
     def mark_noise(self, memory_id: str, *, user_id: str | None = None) -> None:
         """Delete a memory that is chatter and teach the noise filter to drop its like."""
@@ -191,7 +203,11 @@ class Memory:
 
     # file import
     def import_file(
-        self, path: Path | str, *, user_id: str | None = None, **options: Any
+        self,
+        path: Path | str,
+        *,
+        user_id: str | None = None,
+        **options: Unpack[EmbeddedImportOptions],
     ) -> dict[str, Any]:
         """Queue the import of a file (text, Markdown, PDF, chat export); its ImportTask.
 
@@ -226,20 +242,25 @@ class Memory:
     def get(self, memory_id: str, *, user_id: str | None = None) -> MemoryRecord:
         return self._as(user_id).get(memory_id)
 
-    def list(self, *, user_id: str | None = None, **filters: Any) -> builtins.list[MemoryRecord]:
+    def list(
+        self, *, user_id: str | None = None, **filters: Unpack[EmbeddedListFilters]
+    ) -> builtins.list[MemoryRecord]:
         check_options("list", filters, MemoryService.list_memories)
         return self._as(user_id).list_memories(**filters)[0]
 
     def search(
-        self, query: str, *, user_id: str | None = None, **options: Any
+        self, query: str, *, user_id: str | None = None, **options: Unpack[EmbeddedSearchOptions]
     ) -> builtins.list[ScoredMemory]:
         check_options("search", options, MemoryService.search)
         return self._as(user_id).search(query, **options).results
 
-    def explain(self, query: str, *, user_id: str | None = None, **options: Any) -> SearchResponse:
+    def explain(
+        self, query: str, *, user_id: str | None = None, **options: Unpack[EmbeddedSearchOptions]
+    ) -> SearchResponse:
         """Search with the per-stage trace."""
         check_options("explain", options, MemoryService.search)
-        return self._as(user_id).search(query, **{**options, "include_trace": True})
+        options["include_trace"] = True
+        return self._as(user_id).search(query, **options)
 
     def history(
         self, memory_id: str, *, user_id: str | None = None

@@ -30,6 +30,8 @@ def _script(mem: Memory | RemoteMemory, tmp: Path) -> dict[str, Any]:
     """Everything a caller does with a store, as plain values to compare."""
     berlin = mem.add("I moved to Berlin in 2024", category="profile", tags=["city"])
     mem.add("I prefer dark roast coffee", importance=0.7)
+    # the full text behind a memory's words (a LangGraph store keeps its values there)
+    note = mem.add("Packing list for the ferry", l2_content='{"items": ["tent", "stove"]}')
     ingested = mem.ingest(
         [
             {"role": "user", "content": "I just bought a new bicycle"},
@@ -41,6 +43,7 @@ def _script(mem: Memory | RemoteMemory, tmp: Path) -> dict[str, Any]:
         "stored": ingested.stored_count,
         "ingested_ids": len(ingested.memory_ids),
         "top": mem.search("where does the user live", limit=5)[0].memory.content,
+        "full_text": mem.get(note.id).l2_content,
         "trace": [s.name for s in (mem.explain("bicycle").trace or _no_trace()).stages],
     }
     smart = mem.ingest(
@@ -90,6 +93,7 @@ def test_remote_and_embedded_agree(
         served = _script(remote, tmp_path / "remote")
     assert served == embedded
     assert embedded["top"] == "I moved to Berlin in 2024"
+    assert embedded["full_text"] == '{"items": ["tent", "stove"]}'
     assert embedded["reimport"]["skipped"] == embedded["exported"]
 
 
@@ -117,6 +121,7 @@ async def _async_script(mem: AsyncMemory | AsyncRemoteMemory, tmp: Path) -> dict
     """``_script``, step for step, through the asyncio SDK."""
     berlin = await mem.add("I moved to Berlin in 2024", category="profile", tags=["city"])
     await mem.add("I prefer dark roast coffee", importance=0.7)
+    note = await mem.add("Packing list for the ferry", l2_content='{"items": ["tent", "stove"]}')
     ingested = await mem.ingest(
         [
             {"role": "user", "content": "I just bought a new bicycle"},
@@ -128,6 +133,7 @@ async def _async_script(mem: AsyncMemory | AsyncRemoteMemory, tmp: Path) -> dict
         "stored": ingested.stored_count,
         "ingested_ids": len(ingested.memory_ids),
         "top": (await mem.search("where does the user live", limit=5))[0].memory.content,
+        "full_text": (await mem.get(note.id)).l2_content,
         "trace": [s.name for s in ((await mem.explain("bicycle")).trace or _no_trace()).stages],
     }
     smart = await mem.ingest(

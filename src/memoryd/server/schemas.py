@@ -66,6 +66,8 @@ class MemoryCreate(MemoryFields):
     key: str | None = None
     # memoryd: the id of the memory this one supersedes (kept, with history)
     replaces: str | None = None
+    # memoryd: the full text behind ``content`` (a LangGraph store's value), when more
+    l2_content: str | None = None
 
 
 class MemoryUpdate(MemoryFields):

@@ -25,7 +25,7 @@ import json
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 from urllib.parse import quote, unquote
 
 from langgraph.store.base import (
@@ -43,6 +43,7 @@ from langgraph.store.base import (
 from memoryd.errors import ValidationError
 from memoryd.models import Memory as MemoryRecord
 from memoryd.models import ScoredMemory
+from memoryd.options import AddFields, ListFilters, SearchOptions
 
 TAG = "langgraph"
 NS_TAG = "lg-ns:"
@@ -63,13 +64,15 @@ OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 class SdkMemory(Protocol):
     """memoryd's ``Memory`` or ``RemoteMemory``: the calls the store makes."""
 
-    def add(self, content: str, **fields: Any) -> MemoryRecord: ...
+    def add(self, content: str, **fields: Unpack[AddFields]) -> MemoryRecord: ...
 
     def delete(self, memory_id: str) -> None: ...
 
-    def list(self, **filters: Any) -> builtins.list[MemoryRecord]: ...
+    def list(self, **filters: Unpack[ListFilters]) -> builtins.list[MemoryRecord]: ...
 
-    def search(self, query: str, **options: Any) -> builtins.list[ScoredMemory]: ...
+    def search(
+        self, query: str, **options: Unpack[SearchOptions]
+    ) -> builtins.list[ScoredMemory]: ...
 
 
 def _path(namespace: Sequence[str]) -> str:

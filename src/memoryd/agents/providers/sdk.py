@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 
 from memoryd.agents.providers.base import FLUSH_TIMEOUT_S, MemoryHit, MemoryProvider
 from memoryd.errors import ValidationError
 from memoryd.models import IngestResult, MemoryType, ScoredMemory
 from memoryd.models import Memory as MemoryRecord
+from memoryd.options import AddFields, IngestOptions, SearchOptions
 
 log = logging.getLogger(__name__)
 
@@ -27,13 +28,15 @@ SOURCE = "agent"
 class SdkLike(Protocol):
     """The calls both memoryd SDK classes answer alike."""
 
-    def add(self, content: str, **fields: Any) -> MemoryRecord: ...
+    def add(self, content: str, **fields: Unpack[AddFields]) -> MemoryRecord: ...
 
     def delete(self, memory_id: str) -> None: ...
 
-    def search(self, query: str, **options: Any) -> list[ScoredMemory]: ...
+    def search(self, query: str, **options: Unpack[SearchOptions]) -> list[ScoredMemory]: ...
 
-    def ingest(self, messages: Any, **options: Any) -> IngestResult: ...
+    def ingest(
+        self, messages: Any, *, mode: str = ..., dates: Any = ..., **options: Unpack[IngestOptions]
+    ) -> IngestResult: ...
 
     def wait_for_task(self, task_id: str, timeout_s: float = ...) -> dict[str, Any]: ...
 

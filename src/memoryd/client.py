@@ -31,7 +31,14 @@ from memoryd.extras import extra
 from memoryd.jobs.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
 from memoryd.models import Memory as MemoryRecord
-from memoryd.options import AddFields, ImportOptions, IngestOptions, ListFilters, SearchOptions
+from memoryd.options import (
+    AddFields,
+    ImportOptions,
+    IngestOptions,
+    ListFilters,
+    SearchOptions,
+    check_options,
+)
 from memoryd.portability import Progress
 from memoryd.remote_call import Call, R
 from memoryd.text.conversation import check_message
@@ -140,6 +147,7 @@ class Calls:
 
     @staticmethod
     def add(content: str, fields: Mapping[str, Any]) -> Call[MemoryRecord]:
+        check_options("add", fields, AddFields.__optional_keys__ | {"user_id"})
         return Call(
             "POST", "/v1/memories", _memory, {"json": {"content": content, **_jsonable(fields)}}
         )
@@ -176,6 +184,7 @@ class Calls:
     def ingest(
         messages: Any, mode: str, dates: Any, options: Mapping[str, Any]
     ) -> Call[IngestResult]:
+        check_options("ingest", options, IngestOptions.__optional_keys__ | {"user_id"})
         body = _jsonable({"messages": _messages(messages, dates), "mode": mode, **options})
         return Call("POST", "/v1/memories", IngestResult.model_validate, {"json": body})
 
@@ -201,6 +210,7 @@ class Calls:
 
     @staticmethod
     def import_file(path: Path | str, options: Mapping[str, Any]) -> Call[dict[str, Any]]:
+        check_options("import_file", options, ImportOptions.__optional_keys__)
         file = Path(path).expanduser()
         try:
             data = file.read_bytes()
@@ -216,6 +226,7 @@ class Calls:
 
     @staticmethod
     def list(filters: Mapping[str, Any]) -> Call[builtins.list[MemoryRecord]]:
+        check_options("list", filters, ListFilters.__optional_keys__ | {"user_id"})
         return Call(
             "GET",
             "/v1/memories",
@@ -225,6 +236,7 @@ class Calls:
 
     @staticmethod
     def search(query: str, given: Mapping[str, Any]) -> Call[SearchResponse]:
+        check_options("search", given, SearchOptions.__optional_keys__ | {"user_id"})
         options = dict(given)
         if "spaces" in options:
             options["space"] = options.pop("spaces")

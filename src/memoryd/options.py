@@ -12,9 +12,12 @@ honour. Tests hold each set to the signature it is passed to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict
+
+from memoryd.errors import ValidationError
 
 if TYPE_CHECKING:
     from memoryd.models import Relation
@@ -132,3 +135,25 @@ class ImportOptions(TypedDict, total=False):
 class EmbeddedImportOptions(ImportOptions, total=False):
     tags: Any
     source: str | None
+
+
+def check_options(
+    what: str, options: Mapping[str, Any], allowed: Callable[..., Any] | Collection[str]
+) -> None:
+    """Unknown keyword arguments are a ValidationError naming the ones that exist: a caller
+    without a type checker learns of a misspelt option, and a remote one of an option only
+    an embedded store takes, instead of its being ignored. ``allowed``: the option names, or
+    the function they are passed to."""
+    if callable(allowed):
+        params = inspect.signature(allowed).parameters
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return
+        names = frozenset(n for n, p in params.items() if p.kind is not p.POSITIONAL_ONLY)
+    else:
+        names = frozenset(allowed)
+    unknown = sorted(set(options) - names)
+    if unknown:
+        raise ValidationError(
+            f"{what}() got unknown option(s) {', '.join(unknown)}; "
+            f"it takes {', '.join(sorted(names))}"
+        )

@@ -17,13 +17,12 @@ from __future__ import annotations
 import builtins
 import copy
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from memoryd.embed import Embedder
-from memoryd.errors import ValidationError
 from memoryd.ingest.direct import build_direct_memory
 from memoryd.jobs.worker import wait_until_done
 from memoryd.models import IngestResult, Message, ScoredMemory, SearchResponse, wire
@@ -34,6 +33,7 @@ from memoryd.options import (
     EmbeddedIngestOptions,
     EmbeddedListFilters,
     EmbeddedSearchOptions,
+    check_options,
 )
 from memoryd.portability import Progress, export_jsonl, import_jsonl, reindex
 from memoryd.service import TASK_POLL_S, MemoryService
@@ -57,25 +57,6 @@ def _wired(found: dict[str, Any]) -> dict[str, Any]:
     values, so code moves between the two by changing one line (and ``json.dumps`` it)."""
     out: dict[str, Any] = wire(found)
     return out
-
-
-def check_options(
-    what: str, options: Mapping[str, Any], allowed: Callable[..., Any] | frozenset[str]
-) -> None:
-    """Unknown keyword arguments are a ValidationError naming the ones that exist."""
-    if callable(allowed):
-        params = inspect.signature(allowed).parameters
-        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-            return
-        names = frozenset(n for n, p in params.items() if p.kind is not p.POSITIONAL_ONLY)
-    else:
-        names = allowed
-    unknown = sorted(set(options) - names)
-    if unknown:
-        raise ValidationError(
-            f"{what}() got unknown option(s) {', '.join(unknown)}; "
-            f"it takes {', '.join(sorted(names))}"
-        )
 
 
 class Memory:

@@ -44,6 +44,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,10 @@ def workload(svc: MemoryService, size: int, n_queries: int, model: Embedder) -> 
         ),
         "search_cached_p50_ms": cached["p50"],
         "search_cached_p95_ms": cached["p95"],
+        # the peers' names for the same two: uncached (the query embedded) and the store's
+        # part (its vector given)
+        "e2e_search_p95_ms": search["p95"],
+        "store_search_p95_ms": cached["p95"],
     }
 
 
@@ -354,14 +359,18 @@ def run(
     embed_limit: int = EMBED_LIMIT,
     hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD,
     database: str | None = None,
+    peers: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Every size on SQLite, and on PostgreSQL beside it where ``database`` names one
-    (a URL, or ``pgserver`` for a throwaway server in the work directory)."""
+    (a URL, or ``pgserver`` for a throwaway server in the work directory); each of
+    ``peers`` (:mod:`bench.peers`) on the same rows and queries."""
+    from bench import peers as bare_stores
     from bench import pg
 
     before = [round(x, 2) for x in os.getloadavg()]  # the machine's other work
     model = bench_model()
     rows = []
+    by_peer: dict[str, dict[str, Any]] = {name: {} for name in peers}
     with Timer() as timer, pg.postgres(database) if database else nullcontext("") as server:
         for size in sorted(sizes):
             with Progress() as bar:
@@ -369,6 +378,13 @@ def run(
             row = measure(size, home, n_queries, model, hnsw_threshold)
             row["synthetic_rows"] = max(0, size - embed_limit)
             rows.append(row)
+            if peers:
+                texts, vectors = bare_stores.store_rows(home / DB_FILENAME, model.dim)
+                asked = queries(n_queries, seed=7000 + size)  # memoryd's queries of the size
+                for name in peers:
+                    by_peer[name][str(size)] = bare_stores.measure(
+                        name, STORES, texts, vectors, asked, model
+                    )
             if server:
                 row = measure_postgres(size, server, n_queries, model, embed_limit)
                 row["synthetic_rows"] = max(0, size - embed_limit)
@@ -386,6 +402,12 @@ def run(
         "embedding_model": model.name,
         "load_average_before": before,
     }
+    if peers:
+        config["peers"] = (
+            "the same rows (texts and the store's vectors) and queries: the store's part with "
+            "the query's vector given, e2e from the question's words; as a user runs each "
+            "(bench/peers.py)"
+        )
     if database:
         from memoryd.store.postgres.database import describe
 
@@ -409,6 +431,7 @@ def run(
         },
         "config": config,
         "wall_s": round(timer.seconds, 1),
+        **({"peers": by_peer} if peers else {}),
     }
 
 
@@ -446,3 +469,15 @@ def print_report(report: dict[str, Any], console: Console) -> None:
     for row in report["metrics"].values():
         table.add_row(*(f"{row[c]:,}" if c == "size" else str(row.get(c, "-")) for c in COLUMNS))
     console.print(table)
+    if report.get("peers"):
+        keys = ("store_search_p95_ms", "e2e_search_p95_ms", "disk_bytes_per_memory")
+        side = Table(title="beside the bare stores (same rows, same queries)")
+        for column in ("store", "size", *keys):
+            side.add_column(column.replace("_", " "), justify="right")
+        for size, row in report["metrics"].items():
+            if row.get("backend") == "sqlite":
+                side.add_row("memoryd", size, *(str(row.get(k, "-")) for k in keys))
+            for name, sizes in report["peers"].items():
+                if size in sizes:
+                    side.add_row(name, size, *(str(sizes[size][k]) for k in keys))
+        console.print(side)

@@ -23,14 +23,25 @@ def speed(
         int, typer.Option(help="Rows past which a space searches an HNSW graph.")
     ] = DEFAULT_HNSW_THRESHOLD,
     database: DatabaseOption = None,
+    peers: Annotated[
+        str, typer.Option(help="Comma-separated bare stores to run beside: chroma, sqlite-vec.")
+    ] = "",
     out: Annotated[Path, typer.Option()] = REPORTS / "speed.json",
 ) -> None:
     """Ingest throughput, search latency p50/p95/p99, peak RSS and disk per size
-    (on SQLite, and on PostgreSQL beside it with --database)."""
+    (on SQLite, and on PostgreSQL beside it with --database; the bare stores of --peers
+    on the same rows)."""
+    from bench import peers as bare_stores
     from bench import speed as sp
 
     sizes_n = [int(s) for s in sizes.split(",") if s.strip()]
-    report = sp.run(sizes_n, queries, embed_limit, hnsw_threshold, database_url(database))
+    chosen = [p.strip() for p in peers.split(",") if p.strip()]
+    unknown = sorted(set(chosen) - set(bare_stores.NAMES))
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(bare_stores.NAMES)}"
+        )
+    report = sp.run(sizes_n, queries, embed_limit, hnsw_threshold, database_url(database), chosen)
     publish(report, out, sp.print_report)
 
 

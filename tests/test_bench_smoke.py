@@ -195,8 +195,13 @@ def test_ops_harness(tmp_path: Path) -> None:
 def test_speed_harness(tmp_path: Path) -> None:
     # 100 synthetic rows past the 200 embedded ones, and an HNSW graph past 150 rows
     args = ["--sizes", "300", "--queries", "5", "--embed-limit", "200", "--hnsw-threshold", "150"]
-    report = bench(tmp_path, "speed", *args)
+    report = bench(tmp_path, "speed", *args, "--peers", "chroma,sqlite-vec")
     row = report["metrics"]["300"]
+    # the bare stores on the same rows and queries, under memoryd's keys
+    for peer in ("chroma", "sqlite-vec"):
+        side = report["peers"][peer]["300"]
+        for key in ("store_search_p95_ms", "e2e_search_p95_ms", "disk_bytes_per_memory"):
+            assert side[key] > 0 and row[key] > 0
     assert row["synthetic_rows"] == 100
     assert row["graph"] == "built, then loaded"
     assert row["index_rows"] == "store, then store"  # too few to keep on disk (ROWS_FILE_MIN)

@@ -202,9 +202,9 @@ def test_remote_clients_check_messages_and_user_ids(
         with pytest.raises(ValidationError, match="each user is a tenant"):
             mem.add("x", user_id="bob")  # type: ignore[call-arg]
         # an option only an embedded store takes is refused, not dropped on the way
-        with pytest.raises(ValidationError, match="unknown option.*created_after"):
+        with pytest.raises(ValidationError, match=r"unknown option.*created_after"):
             mem.search("x", created_after="2026-01-01")  # type: ignore[call-arg]
-        with pytest.raises(ValidationError, match="unknown option.*l1_overview"):
+        with pytest.raises(ValidationError, match=r"unknown option.*l1_overview"):
             mem.add("x", l1_overview="a summary")  # type: ignore[call-arg]
 
 

@@ -31,13 +31,13 @@ from memoryd.service import MemoryService
 svc = MemoryService(sys.argv[1])
 svc.engine.embedder.embed(["the model loaded and warm, as in a process that imported"])
 times = []
-for text in ("I keep my bike in the shed behind the house",
+for text in ("I keep my kayak in the shed behind the house",
              "The plumber comes on Tuesday at nine"):
     started = time.perf_counter()
     svc.add(text)
     times.append(time.perf_counter() - started)
 started = time.perf_counter()
-svc.search("where is the bike kept", touch=False)
+svc.search("where is the kayak kept", touch=False)
 search = time.perf_counter() - started
 space = svc.store.index.space(svc.space_id)
 graph = "building aside" if space.aside is not None else space.graph_origin or "none"

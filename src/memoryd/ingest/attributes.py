@@ -331,7 +331,7 @@ def _read_sentence(
             liking=is_liking(words) or inherited.liking,
             # a child told in the past ("was born", "was a handful at two") is still the
             # user's child: a lasting relation, not what held once; a place come back from
-            # is where the user was ("just got back from a week in Lisbon")
+            # is where the user was ("just got back from a week in Kyoto")
             past=(is_past(words) or comes_back_from(words)) and found != [CHILDREN],
             ends_only=is_ending_only(words),
             # "my girlfriend is called Anna", "my son Leo was born": they open with another

@@ -184,7 +184,7 @@ _NEGATION = re.compile(
 )
 
 
-# a return from a place: where the user was, not where they are ("just got back from Lisbon")
+# a return from a place: where the user was, not where they are ("just got back from Kyoto")
 _BACK_FROM = re.compile(r"\b(?:back|home|returned|flew in|came in) from\b", re.IGNORECASE)
 
 

@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 class Periodic:
     """``run_once`` every ``interval_s`` (first at start when ``at_start``), until ``stop``.
 
-    ``turn``, when given, is asked before each run and skips it when another process
-    sharing the database ran the job this interval (``Store.take_turn``)."""
+    ``turn``, when given, is asked before each timed run and skips it when another
+    process sharing the database ran the job this interval (``Store.take_turn``). The
+    run at start is not asked: it finishes what this process left when it stopped."""
 
     name = "memoryd-periodic"
     at_start = False
@@ -44,13 +45,13 @@ class Periodic:
 
     def _loop(self) -> None:
         if self.at_start:
-            self._run()
+            self._run(ask=False)
         while not self._stop.wait(self.interval_s):
             self._run()
 
-    def _run(self) -> None:
+    def _run(self, ask: bool = True) -> None:
         try:
-            if self.turn is not None and not self.turn(self.name, self.interval_s):
+            if ask and self.turn is not None and not self.turn(self.name, self.interval_s):
                 log.debug("%s: another process ran it this interval", self.name)
                 return
             self.run_once()

@@ -409,3 +409,13 @@ def doc_categories(
         )
     console.print(table)
     console.print(f"report: {out}")
+
+
+@app.command("attribute-vectors")
+def attribute_vectors() -> None:
+    """Compute the bundled model's vectors of the attribute examples and ship them in the
+    package (after memoryd.text.attribute_tables changed; tests say when)."""
+    from memoryd.embed.local import LocalEmbedder
+    from memoryd.text.attribute_meaning import write_shipped
+
+    console.print(f"written: {write_shipped(LocalEmbedder())}")

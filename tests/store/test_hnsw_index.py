@@ -274,9 +274,9 @@ def test_a_large_graph_is_built_aside_while_the_space_is_scanned_exactly(
     release = threading.Event()
     built = HnswGraph.add
 
-    def held(self: HnswGraph, rowids: Any, batch: Any) -> None:
+    def held(self: HnswGraph, rowids: Any, batch: Any, threads: int | None = None) -> None:
         release.wait(timeout=30)  # the build waits until the test has written meanwhile
-        built(self, rowids, batch)
+        built(self, rowids, batch, threads)
 
     monkeypatch.setattr(HnswGraph, "add", held)
     index = VectorIndex(DIM, hnsw_threshold=100).space("s")
@@ -299,6 +299,10 @@ def test_a_large_graph_is_built_aside_while_the_space_is_scanned_exactly(
     assert keys == set(range(1, 351)) - {5}
     hits = index._search_graph(moved, 1, NOW)
     assert hits is not None and hits[0][0] == 9
+    # the last row, moved into the removed row's place while a new row took its own: the
+    # build read the new row's vector there, and the patch put the last row's back
+    hits = index._search_graph(vectors[299], 1, NOW)
+    assert hits is not None and hits[0][0] == 300
 
 
 def test_never_switches_without_a_threshold() -> None:

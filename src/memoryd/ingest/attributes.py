@@ -205,7 +205,7 @@ def read(
     rows: dict[str, list[float]] = {}
     labels: list[str] = []
     if english:
-        labels, examples = Prototypes.of_embedder(mine.engine.embedder)
+        labels, examples = Prototypes.of_embedder(mine.engine.embedder, mine.engine.embed)
         unique = list(dict.fromkeys(english))
         # unit rows: the dot product is the cosine
         sims = mine.embed([first_person(c) for c in unique]) @ examples.T

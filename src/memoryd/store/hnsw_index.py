@@ -66,13 +66,20 @@ class HnswGraph:
     def __len__(self) -> int:
         return len(self._index)
 
-    def add(self, rowids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
-        """Insert rows that are not in the graph (a rowid already in it is an error)."""
+    def add(
+        self,
+        rowids: npt.NDArray[np.int64],
+        vectors: npt.NDArray[np.float32],
+        threads: int | None = None,
+    ) -> None:
+        """Insert rows that are not in the graph (a rowid already in it is an error), on
+        ``threads`` threads (default: every core for a large batch)."""
         import numpy as np
 
         if rowids.size == 0:
             return
-        threads = 0 if rowids.size >= _PARALLEL_ADD else 1  # 0: every core
+        if threads is None:
+            threads = 0 if rowids.size >= _PARALLEL_ADD else 1  # 0: every core
         self._index.add(
             rowids.astype(np.uint64),
             np.ascontiguousarray(vectors, dtype=np.float32),

@@ -65,6 +65,9 @@ class SpaceArrays:
     # each row's memory type (KIND_CODES): a search for some types is filtered here
     kinds: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     position: dict[int, int] = field(default_factory=dict)
+    # while a graph is built aside over these arrays as they are: the rows a removal moved
+    # to another position since (the build may have read another row's vector for them)
+    moved: set[int] | None = None
 
     def _grow(self, need: int) -> None:
         capacity = max(INITIAL_CAPACITY, len(self.rowids))
@@ -129,6 +132,8 @@ class SpaceArrays:
             self.seqs[at] = self.seqs[last]
             self.kinds[at] = self.kinds[last]
             self.position[moved] = at
+            if self.moved is not None:
+                self.moved.add(moved)
         del self.position[removed]
         self.size = last
 

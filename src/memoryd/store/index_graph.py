@@ -21,6 +21,7 @@ import numpy as np
 from memoryd.store.hnsw_index import HnswGraph
 from memoryd.store.index_arrays import IndexColumns, IndexRow, SpaceArrays
 from memoryd.store.index_files import GraphFile, RowsFile, SavedRows
+from memoryd.threads import cores
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,9 @@ PATCH_FRACTION = 0.25
 # exactly meanwhile (about 6 ms at 100,000 rows on one core): the first search or add after
 # a bulk load does not wait for the build (about a minute at 100,000 rows on two cores)
 BUILD_ASIDE_ROWS = 20_000
-# rows a build aside hands to the graph at a time (as float32, those only); between two it
+# a build aside leaves a core to the searches it runs beside
+BUILD_THREADS = max(1, cores() - 1)
+# rows a build aside hands to the graph at a time; between two it
 # may be stopped (a closing store waits for the batch in hand: well under a second)
 BUILD_BATCH = 2_048
 
@@ -171,10 +174,13 @@ class SpaceGraph(SpaceArrays):
 
     def _build_aside(self, seq: int) -> None:
         """Build the graph over the rows as they are now (at counter ``seq``) on a thread of
-        its own; :meth:`adopt_built` takes it in once done. The rows are copied (half
-        precision, as the graph keeps them): removals move rows within the arrays."""
+        its own; :meth:`adopt_built` takes it in once done. Only the row ids are copied:
+        the vectors are read where they lie, and what moves meanwhile is noted."""
+        # the row ids as they are now, the vectors where they are: a row written since is
+        # patched by its counter, one a removal moves by ``moved``, when the graph is taken in
         rowids = self.rowids[: self.size].copy()
-        vectors = self.matrix[: self.size].astype(np.float16)
+        vectors = self.matrix[: self.size]  # a view, not a copy
+        self.moved = set()
         done: Future[tuple[HnswGraph, int] | None] = Future()
         stop = threading.Event()
 
@@ -186,7 +192,7 @@ class SpaceGraph(SpaceArrays):
                         done.set_result(None)
                         return
                     at = slice(start, start + BUILD_BATCH)
-                    graph.add(rowids[at], vectors[at].astype(np.float32))
+                    graph.add(rowids[at], vectors[at], threads=BUILD_THREADS)
                 done.set_result((graph, seq))
             except BaseException as exc:  # handed to whoever adopts it
                 done.set_exception(exc)
@@ -208,6 +214,7 @@ class SpaceGraph(SpaceArrays):
             stop.set()
             thread.join()
             self._builder = self.aside = None
+            self.moved = None
 
     def adopt_built(self) -> None:
         """Take in the graph built aside, once done, patched up to the rows now held (as a
@@ -217,6 +224,7 @@ class SpaceGraph(SpaceArrays):
         if aside is None or not aside.done():
             return
         self.aside = self._builder = None
+        moved, self.moved = self.moved or set(), None
         try:
             built = aside.result()
         except Exception as exc:
@@ -227,7 +235,7 @@ class SpaceGraph(SpaceArrays):
         threshold = self.hnsw_threshold
         if self.graph is not None or threshold is None or self.size <= threshold:
             return
-        self.graph = self._saved_graph(None, lambda: built)
+        self.graph = self._saved_graph(None, lambda: built, moved)
         if self.graph is None:  # too much changed meanwhile: again, over the rows now
             self._build_aside(self.seq)
             return
@@ -236,7 +244,10 @@ class SpaceGraph(SpaceArrays):
             self.rows_unsaved = self.size
 
     def _saved_graph(
-        self, newest: int | None, saved: Callable[[], tuple[HnswGraph, int] | None] | None = None
+        self,
+        newest: int | None,
+        saved: Callable[[], tuple[HnswGraph, int] | None] | None = None,
+        moved: set[int] | None = None,
     ) -> HnswGraph | None:
         """The graph saved by an earlier process, patched up to the rows now held; None when
         there is none or it is too far behind (``PATCH_FRACTION``) to be worth patching."""
@@ -253,7 +264,10 @@ class SpaceGraph(SpaceArrays):
         live = self.rowids[: self.size]
         keys = graph.keys()
         # written since the save: maybe a new vector
-        redo = np.intersect1d(live[self.seqs[: self.size] > saved_seq], keys, assume_unique=True)
+        written = live[self.seqs[: self.size] > saved_seq]
+        if moved:  # read from where another row now lies, maybe
+            written = np.union1d(written, np.fromiter(moved, np.int64, len(moved)))
+        redo = np.intersect1d(written, keys, assume_unique=True)
         gone = np.setdiff1d(keys, live, assume_unique=True)  # deleted, archived or invalidated
         add = np.union1d(np.setdiff1d(live, keys, assume_unique=True), redo)  # redo: in live
         if gone.size + add.size > PATCH_FRACTION * self.size:

@@ -1,5 +1,5 @@
 """The speed and load commands of ``python -m bench``: speed, startup, import, server,
-proxy, rerank, ingest-latency, export-rss, footprint, first-add."""
+proxy, rerank, ingest-latency, export-rss, footprint, first-add, import-text."""
 
 from __future__ import annotations
 
@@ -70,6 +70,18 @@ def startup(
 
     report = st.run(runs)
     publish(report, out, st.print_report)
+
+
+@app.command("import-text")
+def import_text(
+    mb: Annotated[float, typer.Option(min=0.01, help="Megabytes of generated text.")] = 50.0,
+    out: Annotated[Path, typer.Option()] = REPORTS / "import_text.json",
+) -> None:
+    """memoryd import-file of a generated text file: time, rate and peak memory."""
+    from bench import import_text as it
+
+    report = it.run(mb)
+    publish(report, out, it.print_report)
 
 
 @app.command("first-add")

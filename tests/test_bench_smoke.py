@@ -290,6 +290,13 @@ def test_import_harness(tmp_path: Path) -> None:
     assert metrics["import_vs_bare"] > 0
 
 
+def test_import_text_harness(tmp_path: Path) -> None:
+    report = bench(tmp_path, "import-text", "--mb", "0.05")
+    metrics = report["metrics"]
+    assert sum(metrics["memories"].values()) > 0  # what the file became
+    assert metrics["kb_per_s"] > 0 and metrics["peak_rss_mb"] > 0
+
+
 def test_first_add_harness(tmp_path: Path) -> None:
     report = bench(tmp_path, "first-add", "--size", "200")
     metrics = report["metrics"]

@@ -55,6 +55,11 @@ class LocalEmbedder(Embedder):
         if threads:
             options.intra_op_num_threads = threads
         options.log_severity_level = 3
+        # the basic graph optimisations only: the extended ones (layout changes, fusions)
+        # made this int8 model slower on the CPUs measured and its memory larger, for the
+        # same vectors to 1e-7 (2 cores: 36 → 40 long passages/s, 416 → 443-469 queries/s,
+        # peak RSS over 64 long passages 511-526 → 456 MB; docs/benchmarks.md)
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         # onnxruntime's threads spin after each run, waiting for the next: on a few cores
         # that burns CPU the search's other leg, other requests and other server workers
         # need (a query embedding took 14.9 ms of CPU spinning, 8.0 ms not, for the same

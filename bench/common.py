@@ -283,6 +283,12 @@ def summarize(
     return metrics
 
 
+def percentiles(samples: Sequence[float]) -> dict[str, float]:
+    """p50, p95 and p99 of latencies in ms, to the hundredth."""
+    p50, p95, p99 = np.percentile(np.asarray(samples), [50, 95, 99])
+    return {"p50": round(float(p50), 2), "p95": round(float(p95), 2), "p99": round(float(p99), 2)}
+
+
 def one_row_table(title: str, cells: dict[str, Any]) -> Table:
     """A report's figures as one row under their column names."""
     table = Table(title=title)

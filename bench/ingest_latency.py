@@ -19,9 +19,8 @@ from typing import Any
 import httpx
 from rich.console import Console
 
-from bench.common import WORK_DIR, Timer, percentile_table
+from bench.common import WORK_DIR, Timer, percentile_table, percentiles
 from bench.server import REQUEST_TIMEOUT_S, _serve
-from bench.speed import _percentiles
 from bench.synthetic import sentences
 
 POLL_S = 0.01
@@ -95,9 +94,9 @@ def run(rounds: int, messages: int, chars: int, mode: str) -> dict[str, Any]:
         "benchmark": "ingest-latency",
         "questions": rounds,
         "metrics": {
-            "accept_ms": _percentiles(accept_ms),
-            "searchable_by_words_ms": _percentiles(words_ms),
-            "searchable_by_meaning_ms": _percentiles(meaning_ms),
+            "accept_ms": percentiles(accept_ms),
+            "searchable_by_words_ms": percentiles(words_ms),
+            "searchable_by_meaning_ms": percentiles(meaning_ms),
         },
         "config": {
             "rounds": rounds,

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from bench.common import percentiles
 from memoryd.embed import Embedder
 
 Vectors = npt.NDArray[np.float32]
@@ -113,10 +114,6 @@ def _disk_bytes(path: Path) -> int:
     return sum(p.stat().st_blocks * 512 for p in path.rglob("*") if p.is_file())
 
 
-def _p95(samples: list[float]) -> float:
-    return round(float(np.percentile(np.asarray(samples), 95)), 2)
-
-
 def store_rows(database: Path, dim: int) -> tuple[list[str], Vectors]:
     """The texts and vectors of memoryd's store of a size, as each peer loads them (a store
     built before schema v24 holds them in full precision: each read as it was written)."""
@@ -157,8 +154,8 @@ def measure(
         peer.close()
     out = {
         "load_per_s": round(len(texts) / load_s, 1),
-        "store_search_p95_ms": _p95(store),
-        "e2e_search_p95_ms": _p95(e2e),
+        "store_search_p95_ms": percentiles(store)["p95"],
+        "e2e_search_p95_ms": percentiles(e2e)["p95"],
         "disk_bytes_per_memory": round(_disk_bytes(path) / len(texts)),
     }
     shutil.rmtree(path, ignore_errors=True)

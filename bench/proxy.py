@@ -37,9 +37,9 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from bench.common import Timer
+from bench.common import Timer, percentiles
 from bench.server import start_serve
-from bench.speed import _percentiles, build_store
+from bench.speed import build_store
 from bench.stand_in import serving
 from bench.synthetic import queries
 from memoryd.service import LOCAL_TENANT, MemoryService
@@ -106,8 +106,8 @@ def _level(url: str, key: str, clients: int, questions: list[str]) -> dict[str, 
     with Timer() as timer, ThreadPoolExecutor(clients) as pool:
         for result in pool.map(worker, shares):
             samples += result
-    ttfc = _percentiles([s[0] for s in samples])
-    total = _percentiles([s[1] for s in samples])
+    ttfc = percentiles([s[0] for s in samples])
+    total = percentiles([s[1] for s in samples])
     return {
         "streams": len(samples),
         "streams_per_s": round(len(samples) / timer.seconds, 1),
@@ -126,7 +126,7 @@ def _search_level(url: str, key: str, questions: list[str]) -> dict[str, float]:
             started = time.perf_counter()
             http.get("/v1/memories/search", params={"q": q, "limit": 20}).raise_for_status()
             latencies.append((time.perf_counter() - started) * 1000)
-    return _percentiles(latencies)
+    return percentiles(latencies)
 
 
 def run(size: int, n_requests: int, levels: list[int], strategy: str = "hybrid") -> dict[str, Any]:

@@ -24,8 +24,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from bench.common import Timer, percentile_table
-from bench.speed import _percentiles, _search_ms, build_store
+from bench.common import Timer, percentile_table, percentiles
+from bench.speed import _search_ms, build_store
 from bench.stand_in import serving
 from bench.synthetic import queries
 from memoryd.config import load_settings
@@ -83,14 +83,14 @@ def run(size: int, n_queries: int, model_ms: float) -> dict[str, Any]:
             plain_settings = load_settings(work)
             with MemoryService(settings=plain_settings, embedder=model) as svc:
                 svc.search("warm up", touch=False)
-                rows["without"] = _percentiles(_search_ms(svc, texts))
+                rows["without"] = percentiles(_search_ms(svc, texts))
             llm_settings = load_settings(
                 work, rerank_provider="llm", llm_base_url=url, llm_model="stand-in"
             )
             with MemoryService(settings=llm_settings, embedder=model) as svc:
                 svc.search("warm up", touch=False)
                 stand_in.prompts.clear()
-                rows["with_llm_rerank"] = _percentiles(_search_ms(svc, texts))
+                rows["with_llm_rerank"] = percentiles(_search_ms(svc, texts))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     chars = [len(p) for p in stand_in.prompts]
@@ -101,8 +101,8 @@ def run(size: int, n_queries: int, model_ms: float) -> dict[str, Any]:
         "metrics": {
             **rows,
             "calls": len(stand_in.prompts),
-            "prompt_chars_p50": _percentiles([float(c) for c in chars])["p50"],
-            "prompt_tokens_p50": _percentiles([float(t) for t in tokens])["p50"],
+            "prompt_chars_p50": percentiles([float(c) for c in chars])["p50"],
+            "prompt_tokens_p50": percentiles([float(t) for t in tokens])["p50"],
             "prompt_tokens_max": max(tokens, default=0),
         },
         "config": {

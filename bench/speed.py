@@ -61,6 +61,7 @@ from bench.common import (
     bench_embedder,
     bench_model,
     bench_model_name,
+    percentiles,
 )
 from bench.synthetic import queries, sentences
 from memoryd.config import load_settings
@@ -81,11 +82,6 @@ DIRECT_ADDS = 64
 EMBED_LIMIT = 200_000
 SYNTHETIC_NOISE = 0.05  # per-dimension standard deviation before renormalising
 RECALL_QUERIES = 50
-
-
-def _percentiles(samples: list[float]) -> dict[str, float]:
-    p50, p95, p99 = np.percentile(np.asarray(samples), [50, 95, 99])
-    return {"p50": round(float(p50), 2), "p95": round(float(p95), 2), "p99": round(float(p99), 2)}
 
 
 def _disk_mb(home: Path) -> float:
@@ -246,10 +242,10 @@ def workload(svc: MemoryService, size: int, n_queries: int, model: Embedder) -> 
             svc.add(text)
     asked = queries(n_queries, seed=7000 + size)  # never asked before in this run
     hits_before, misses_before = svc.engine.retriever.query_cache()
-    search = _percentiles(_search_ms(svc, asked))
+    search = percentiles(_search_ms(svc, asked))
     hits, misses = svc.engine.retriever.query_cache()
     # the same queries again: each vector from the cache (an agent asking again, a hook)
-    cached = _percentiles(_search_ms(svc, asked))
+    cached = percentiles(_search_ms(svc, asked))
     return {
         "ingest_per_s": round(len(fresh) / ingest.seconds, 1),
         "bare_embed_per_s": round(len(fresh) / bare.seconds, 1),
@@ -300,8 +296,8 @@ def baselines(svc: MemoryService, n_queries: int, model: Embedder) -> dict[str, 
             ).fetchall()
         bm25_ms.append((time.perf_counter() - started) * 1000)
     return {
-        "baseline_dense_p95_ms": _percentiles(dense_ms)["p95"],
-        "baseline_bm25_p95_ms": _percentiles(bm25_ms)["p95"],
+        "baseline_dense_p95_ms": percentiles(dense_ms)["p95"],
+        "baseline_bm25_p95_ms": percentiles(bm25_ms)["p95"],
     }
 
 

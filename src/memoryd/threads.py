@@ -48,8 +48,8 @@ def model_threads(chosen: int | None = None) -> int:
 
 # searches run at once on each core, when all of a search runs here (its model local, no
 # reranker over the network): more only take turns on the cores, and each one's time grows
-# with the others' (on 2 cores, 64 clients: 64-70 requests a second unbounded, 74-85 with
-# four at a time; docs/benchmarks.md)
+# with the others' (on 2 cores, 64 clients: 64-73 requests a second unbounded, 76-77 with
+# two a core; docs/benchmarks.md)
 SEARCHES_PER_CORE = 2
 
 

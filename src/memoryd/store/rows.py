@@ -222,11 +222,7 @@ def half_precision(blob: bytes | None) -> bytes | None:
     SQL function ``memoryd_half_precision`` of that migration."""
     import numpy as np
 
-    return (
-        None
-        if blob is None
-        else np.frombuffer(blob, dtype=np.float32).astype(VECTOR_DTYPE).tobytes()
-    )
+    return None if blob is None else vector_to_blob(np.frombuffer(blob, dtype=np.float32))
 
 
 def in_rowid_order(page: Callable[[int], Sequence[tuple[Any, ...]]]) -> Iterator[Memory]:
